@@ -1,0 +1,7 @@
+module github.com/sonde-trace/sonde
+
+go 1.26.0
+
+require github.com/cilium/ebpf v0.20.0
+
+require golang.org/x/sys v0.49.0 // indirect

@@ -1,0 +1,349 @@
+package codegen
+
+import (
+	"fmt"
+
+	"github.com/cilium/ebpf/asm"
+
+	"github.com/sonde-trace/sonde/internal/d/ast"
+	"github.com/sonde-trace/sonde/internal/d/check"
+	"github.com/sonde-trace/sonde/internal/plan"
+	"github.com/sonde-trace/sonde/internal/value"
+)
+
+// Quantize buckets, as DTrace lays them out: index 63 holds 0; 64+k holds
+// [2^k, 2^(k+1)); 62-k holds (-2^(k+1), -2^k].
+const (
+	quantizeBuckets = 127
+	quantizeZero    = 63
+)
+
+func (g *gen) newAgg(v *check.Var) *plan.Agg {
+	a := &plan.Agg{ID: v.ID, Name: v.Name, Func: v.Func, Params: v.Params, Map: fmt.Sprintf("agg_%d", v.ID)}
+	a.Keys, a.KeySize = keyFields(v.Keys)
+	switch v.Func {
+	case value.Count, value.Sum:
+		a.ValSize = 8
+	case value.Avg, value.Min, value.Max:
+		a.ValSize = 16
+	case value.Stddev:
+		a.ValSize = 32
+	case value.Quantize:
+		a.Buckets = quantizeBuckets
+	case value.Lquantize:
+		a.Buckets = int((v.Params.Limit-v.Params.Base)/v.Params.Step) + 2
+	case value.Llquantize:
+		a.Buckets = LlqBucket(v.Params, 1<<62) + 1
+	}
+	if a.Buckets > 0 {
+		a.ValSize = 8 * a.Buckets
+	}
+	if a.ValSize > g.maxZero {
+		g.maxZero = a.ValSize
+	}
+	return a
+}
+
+// llqStep is one order of magnitude of an llquantize: values below Upper
+// (and at or above the previous order's) go to bucket Base + (v-Last)/Width.
+type llqStep struct {
+	Upper, Last, Width, Base int64
+}
+
+// llqTable unrolls DTrace's llquantize bucketing for constant parameters:
+// values below factor^low go to bucket 0, then each order of magnitude from
+// low to high is split into at most nsteps buckets, and values at or above
+// factor^(high+1) go to the last bucket, len(table)+... (see llqBucket).
+func llqTable(p value.AggParams) []llqStep {
+	this := int64(1)
+	for i := int64(0); i < p.Low; i++ {
+		this *= p.Factor
+	}
+	last := this
+	base := int64(1)
+	this *= p.Factor
+	var out []llqStep
+	for order := p.Low; order <= p.High; order++ {
+		nb := p.Steps
+		if this < nb {
+			nb = this
+		}
+		out = append(out, llqStep{Upper: this, Last: last, Width: this / nb, Base: base})
+		base += nb - nb/p.Factor
+		last = this
+		this *= p.Factor
+	}
+	return out
+}
+
+// LlqBucket is the bucket of v (the same computation the BPF code does).
+func LlqBucket(p value.AggParams, v int64) int {
+	t := llqTable(p)
+	if len(t) == 0 || v < t[0].Last {
+		return 0
+	}
+	for _, s := range t {
+		if v < s.Upper {
+			return int(s.Base + (v-s.Last)/s.Width)
+		}
+	}
+	l := t[len(t)-1]
+	return int(l.Base + (l.Upper-1-l.Last)/l.Width + 1)
+}
+
+// aggAssign compiles @a[keys] = f(args).
+func (g *gen) aggAssign(x *ast.AssignExpr, av *ast.AggVar, keys []ast.Expr) {
+	v := g.info.Uses[av]
+	a := g.aggs[v]
+	call := ast.Unparen(x.Y).(*ast.CallExpr)
+	// Evaluate the argument (and weight) first.
+	var argSlot, incrSlot int16
+	hasArg := len(call.Args) > 0
+	if hasArg {
+		g.expr(call.Args[0])
+		argSlot = g.push()
+	}
+	incrIdx := -1
+	switch a.Func {
+	case value.Quantize:
+		incrIdx = 1
+	case value.Lquantize:
+		incrIdx = 4
+	case value.Llquantize:
+		incrIdx = 5
+	}
+	hasIncr := incrIdx > 0 && len(call.Args) > incrIdx
+	if hasIncr {
+		g.expr(call.Args[incrIdx])
+		incrSlot = g.push()
+	}
+	key := g.buildKey(keys, a.Keys, a.KeySize)
+	have, done := g.label("agg_have"), g.label("agg_done")
+	lookup := asm.Instructions{
+		asm.LoadMapPtr(asm.R1, 0).WithReference(a.Map),
+		asm.Mov.Reg(asm.R2, rS),
+		asm.Add.Imm(asm.R2, int32(key)),
+		asm.FnMapLookupElem.Call(),
+	}
+	g.emit(lookup...)
+	g.emit(asm.JNE.Imm(asm.R0, 0, have))
+	if len(a.Keys) > 0 {
+		g.emit(
+			asm.LoadMapPtr(asm.R1, 0).WithReference(a.Map),
+			asm.Mov.Reg(asm.R2, rS),
+			asm.Add.Imm(asm.R2, int32(key)),
+			asm.Mov.Reg(asm.R3, rS),
+			asm.Add.Imm(asm.R3, int32(g.zeroBase)),
+			asm.Mov.Imm(asm.R4, 1), // BPF_NOEXIST
+			asm.FnMapUpdateElem.Call(),
+		)
+		g.emit(lookup...)
+		g.emit(asm.JNE.Imm(asm.R0, 0, have))
+	}
+	g.stat(plan.StatAggDrops)
+	g.emit(asm.Ja.Label(done))
+	g.emit(asm.Mov.Reg(regTmp, asm.R0).WithSymbol(have))
+	if hasArg {
+		g.emit(asm.LoadMem(asm.R1, asm.R10, argSlot, asm.DWord))
+	}
+	if hasIncr {
+		g.emit(asm.LoadMem(asm.R5, asm.R10, incrSlot, asm.DWord))
+	} else {
+		g.emit(asm.Mov.Imm(asm.R5, 1))
+	}
+	g.aggApply(a)
+	g.emit(asm.Mov.Imm(asm.R0, 0).WithSymbol(done))
+	if hasIncr {
+		g.stack -= 8
+	}
+	if hasArg {
+		g.stack -= 8
+	}
+}
+
+// add emits *(u64*)(regTmp+off) += r.
+func (g *gen) add(off int16, r asm.Register) {
+	g.emit(asm.LoadMem(asm.R0, regTmp, off, asm.DWord), asm.Add.Reg(asm.R0, r), asm.StoreMem(regTmp, off, asm.R0, asm.DWord))
+}
+
+// aggApply updates the value at regTmp with the argument in R1 and the
+// weight in R5.
+func (g *gen) aggApply(a *plan.Agg) {
+	switch a.Func {
+	case value.Count:
+		g.add(0, asm.R5)
+	case value.Sum:
+		g.add(0, asm.R1)
+	case value.Avg:
+		g.emit(asm.Mov.Imm(asm.R2, 1))
+		g.add(0, asm.R2)
+		g.add(8, asm.R1)
+	case value.Min, value.Max:
+		set, skip := g.label("mm_set"), g.label("mm_skip")
+		op := asm.JSLT
+		if a.Func == value.Max {
+			op = asm.JSGT
+		}
+		g.emit(
+			asm.LoadMem(asm.R0, regTmp, 0, asm.DWord),
+			asm.JEq.Imm(asm.R0, 0, set),
+			asm.LoadMem(asm.R2, regTmp, 8, asm.DWord),
+			op.Reg(asm.R1, asm.R2, set),
+			asm.Ja.Label(skip),
+			asm.StoreMem(regTmp, 8, asm.R1, asm.DWord).WithSymbol(set),
+			asm.Mov.Imm(asm.R2, 1).WithSymbol(skip),
+		)
+		g.add(0, asm.R2)
+	case value.Stddev:
+		g.stddev()
+	case value.Quantize:
+		g.quantizeIndex()
+		g.bucketAdd(a.Buckets)
+	case value.Lquantize:
+		g.lquantizeIndex(a.Params)
+		g.bucketAdd(a.Buckets)
+	case value.Llquantize:
+		g.llquantizeIndex(a.Params)
+		g.bucketAdd(a.Buckets)
+	}
+}
+
+// bucketAdd adds R5 to bucket R2 (bounded for the verifier).
+func (g *gen) bucketAdd(n int) {
+	ok := g.label("bk")
+	g.emit(
+		asm.JLT.Imm(asm.R2, int32(n), ok),
+		asm.Mov.Imm(asm.R2, int32(n-1)),
+		asm.LSh.Imm(asm.R2, 3).WithSymbol(ok),
+		asm.Mov.Reg(asm.R3, regTmp),
+		asm.Add.Reg(asm.R3, asm.R2),
+		asm.LoadMem(asm.R0, asm.R3, 0, asm.DWord),
+		asm.Add.Reg(asm.R0, asm.R5),
+		asm.StoreMem(asm.R3, 0, asm.R0, asm.DWord),
+	)
+}
+
+// quantizeIndex computes the quantize bucket of R1 into R2.
+func (g *gen) quantizeIndex() {
+	pos, neg, done := g.label("q_pos"), g.label("q_neg"), g.label("q_done")
+	g.emit(
+		asm.Mov.Imm(asm.R2, quantizeZero),
+		asm.JEq.Imm(asm.R1, 0, done),
+		asm.Mov.Reg(asm.R3, asm.R1),
+		asm.JSGT.Imm(asm.R1, 0, pos),
+		asm.Neg.Imm(asm.R3, 0),
+		asm.Mov.Reg(asm.R3, asm.R3).WithSymbol(pos),
+	)
+	g.log2(asm.R3, asm.R4) // R4 = floor(log2(R3))
+	g.emit(
+		asm.JSLT.Imm(asm.R1, 0, neg),
+		asm.Mov.Imm(asm.R2, quantizeZero+1),
+		asm.Add.Reg(asm.R2, asm.R4),
+		asm.Ja.Label(done),
+		asm.Mov.Imm(asm.R2, quantizeZero-1).WithSymbol(neg),
+		asm.Sub.Reg(asm.R2, asm.R4),
+		asm.Mov.Reg(asm.R2, asm.R2).WithSymbol(done),
+	)
+}
+
+// log2 sets out = floor(log2(in)) for in > 0; in is clobbered.
+func (g *gen) log2(in, out asm.Register) {
+	g.emit(asm.Mov.Imm(out, 0))
+	for _, sh := range []int32{32, 16, 8, 4, 2, 1} {
+		skip := g.label("l2")
+		g.emit(
+			asm.Mov.Reg(asm.R0, in),
+			asm.RSh.Imm(asm.R0, sh),
+			asm.JEq.Imm(asm.R0, 0, skip),
+			asm.Mov.Reg(in, asm.R0),
+			asm.Add.Imm(out, sh),
+			asm.Mov.Reg(asm.R0, asm.R0).WithSymbol(skip),
+		)
+	}
+}
+
+// lquantizeIndex computes the lquantize bucket of R1 into R2.
+func (g *gen) lquantizeIndex(p value.AggParams) {
+	levels := (p.Limit - p.Base) / p.Step
+	under, over, done := g.label("lq_u"), g.label("lq_o"), g.label("lq_d")
+	g.emit(
+		asm.LoadImm(asm.R3, p.Base, asm.DWord),
+		asm.JSLT.Reg(asm.R1, asm.R3, under),
+		asm.LoadImm(asm.R3, p.Limit, asm.DWord),
+		asm.JSGE.Reg(asm.R1, asm.R3, over),
+		asm.Mov.Reg(asm.R2, asm.R1),
+		asm.LoadImm(asm.R3, p.Base, asm.DWord),
+		asm.Sub.Reg(asm.R2, asm.R3),
+		asm.LoadImm(asm.R3, p.Step, asm.DWord),
+		asm.Div.Reg(asm.R2, asm.R3),
+		asm.Add.Imm(asm.R2, 1),
+		asm.Ja.Label(done),
+		asm.Mov.Imm(asm.R2, 0).WithSymbol(under),
+		asm.Ja.Label(done),
+		asm.LoadImm(asm.R2, levels+1, asm.DWord).WithSymbol(over),
+		asm.Mov.Reg(asm.R2, asm.R2).WithSymbol(done),
+	)
+}
+
+// llquantizeIndex computes the llquantize bucket of R1 into R2 by the
+// unrolled table.
+func (g *gen) llquantizeIndex(p value.AggParams) {
+	t := llqTable(p)
+	done := g.label("llq_d")
+	g.emit(asm.Mov.Imm(asm.R2, 0))
+	if len(t) == 0 {
+		return
+	}
+	g.emit(asm.LoadImm(asm.R3, t[0].Last, asm.DWord), asm.JSLT.Reg(asm.R1, asm.R3, done))
+	for _, s := range t {
+		next := g.label("llq_n")
+		g.emit(
+			asm.LoadImm(asm.R3, s.Upper, asm.DWord),
+			asm.JSGE.Reg(asm.R1, asm.R3, next),
+			asm.Mov.Reg(asm.R2, asm.R1),
+			asm.LoadImm(asm.R3, s.Last, asm.DWord),
+			asm.Sub.Reg(asm.R2, asm.R3),
+			asm.LoadImm(asm.R3, s.Width, asm.DWord),
+			asm.Div.Reg(asm.R2, asm.R3),
+			asm.LoadImm(asm.R3, s.Base, asm.DWord),
+			asm.Add.Reg(asm.R2, asm.R3),
+			asm.Ja.Label(done),
+			asm.Mov.Reg(asm.R0, asm.R0).WithSymbol(next),
+		)
+	}
+	g.emit(asm.LoadImm(asm.R2, int64(LlqBucket(p, 1<<62)), asm.DWord))
+	g.emit(asm.Mov.Reg(asm.R2, asm.R2).WithSymbol(done))
+}
+
+// stddev: count, sum, and a 128-bit sum of squares (lo, hi).
+func (g *gen) stddev() {
+	g.emit(asm.Mov.Imm(asm.R2, 1))
+	g.add(0, asm.R2)
+	g.add(8, asm.R1)
+	pos := g.label("sd_pos")
+	g.emit(asm.JSGE.Imm(asm.R1, 0, pos), asm.Neg.Imm(asm.R1, 0), asm.Mov.Reg(asm.R1, asm.R1).WithSymbol(pos))
+	// a = ah<<32 | al; a^2 = ah^2<<64 + 2*ah*al<<32 + al^2
+	g.emit(
+		asm.Mov.Reg(asm.R2, asm.R1), asm.LSh.Imm(asm.R2, 32), asm.RSh.Imm(asm.R2, 32), // al
+		asm.Mov.Reg(asm.R3, asm.R1), asm.RSh.Imm(asm.R3, 32), // ah
+		asm.Mov.Reg(asm.R4, asm.R2), asm.Mul.Reg(asm.R4, asm.R2), // ll = al*al
+		asm.Mov.Reg(asm.R5, asm.R2), asm.Mul.Reg(asm.R5, asm.R3), // lh = al*ah
+		asm.Mul.Reg(asm.R3, asm.R3),                                                       // hh = ah*ah
+		asm.Mov.Reg(asm.R0, asm.R5), asm.RSh.Imm(asm.R0, 31), asm.Add.Reg(asm.R3, asm.R0), // hi = hh + lh>>31
+		asm.LSh.Imm(asm.R5, 33),                                  // mid_lo
+		asm.Mov.Reg(asm.R2, asm.R4), asm.Add.Reg(asm.R2, asm.R5), // lo = ll + mid_lo
+	)
+	nc := g.label("sd_nc")
+	g.emit(asm.JGE.Reg(asm.R2, asm.R4, nc), asm.Add.Imm(asm.R3, 1), asm.Mov.Reg(asm.R0, asm.R0).WithSymbol(nc))
+	// add (R3:R2) to the stored (hi:lo) at 24:16
+	nc2 := g.label("sd_nc2")
+	g.emit(
+		asm.LoadMem(asm.R0, regTmp, 16, asm.DWord),
+		asm.Add.Reg(asm.R0, asm.R2),
+		asm.StoreMem(regTmp, 16, asm.R0, asm.DWord),
+		asm.JGE.Reg(asm.R0, asm.R2, nc2),
+		asm.Add.Imm(asm.R3, 1),
+		asm.Mov.Reg(asm.R0, asm.R0).WithSymbol(nc2),
+	)
+	g.add(24, asm.R3)
+}

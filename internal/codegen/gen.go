@@ -1,0 +1,549 @@
+// Package codegen turns a checked D program into a plan: BPF instructions
+// (cilium/ebpf asm with symbolic labels), map specs and record descriptors.
+//
+// Code shape, per hook:
+//
+//	R6 = ctx; R7 = scratch (per-CPU); provider prologue fills the probe
+//	context; then each clause enabled on the hook, in program order:
+//	guard, [R8 = self storage], predicate, statements, record output.
+//
+// Temporaries live on the BPF stack (8-byte slots below R10) or in scratch;
+// R8 holds the self-> storage and R9 is free for the expression evaluator.
+// Generation is deterministic and runs twice: the first pass measures
+// each clause's temporary and record space, the second lays them out.
+package codegen
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
+	"github.com/cilium/ebpf/btf"
+
+	"github.com/sonde-trace/sonde/internal/d/ast"
+	"github.com/sonde-trace/sonde/internal/d/check"
+	"github.com/sonde-trace/sonde/internal/d/token"
+	"github.com/sonde-trace/sonde/internal/plan"
+	"github.com/sonde-trace/sonde/internal/provider"
+)
+
+// Options tune code generation.
+type Options struct {
+	StrSize     int
+	AggEntries  int // max entries of keyed aggregations
+	DynEntries  int // max entries of associative arrays
+	RingSize    int // bytes, power of two
+	Destructive bool
+}
+
+const (
+	regSelf    = asm.R8
+	regTmp     = asm.R9
+	maxScratch = 32 * 1024
+)
+
+// Error is a code generation error with a position.
+type Error struct {
+	Pos token.Pos
+	Msg string
+}
+
+func (e *Error) Error() string { return e.Pos.String() + ": " + e.Msg }
+
+type varLoc struct {
+	off  int
+	size int
+}
+
+type gen struct {
+	info *check.Info
+	opts Options
+	p    *plan.Plan
+
+	globals  map[*check.Var]varLoc
+	globSize int
+	selfs    map[*check.Var]varLoc
+	selfSize int
+	thiss    map[*check.Var]varLoc
+	thisEnd  int
+	assoc    map[*check.Var]*assocMap
+	aggs     map[*check.Var]*plan.Agg
+
+	// layout measured in pass 1
+	tempBase int
+	recBase  int
+	zeroBase int
+	maxTemp  int
+	maxRec   int
+	maxZero  int
+	subprogs map[string]bool
+
+	// per program
+	insns  asm.Instructions
+	labels int
+	prog   string
+
+	// per clause
+	cl      *check.Clause
+	rec     *plan.Record
+	recOff  int
+	tempOff int
+	stack   int // bytes of stack slots in use
+	cond    int // depth of if statements
+	abort   string
+	useSelf bool
+	needs   provider.Needs
+	needTS  bool
+	errs    []error
+	action  int
+}
+
+type assocMap struct {
+	name    string
+	keys    []plan.Field
+	keySize int
+	valSize int
+}
+
+// Generate builds the plan for a checked program.
+func Generate(info *check.Info, opts Options) (*plan.Plan, error) {
+	if opts.StrSize <= 0 {
+		opts.StrSize = 256
+	}
+	if opts.AggEntries <= 0 {
+		opts.AggEntries = 65536
+	}
+	if opts.DynEntries <= 0 {
+		opts.DynEntries = 65536
+	}
+	if opts.RingSize <= 0 {
+		opts.RingSize = 4 << 20
+	}
+	g := &gen{info: info, opts: opts}
+	g.layoutVars()
+	// Pass 1 measures, pass 2 emits with the final layout.
+	g.tempBase = roundUp(g.thisEnd, 8)
+	g.recBase = g.tempBase
+	g.zeroBase = 0
+	if err := g.build(); err != nil {
+		return nil, err
+	}
+	g.recBase = g.tempBase + roundUp(g.maxTemp, 8)
+	g.zeroBase = g.recBase + roundUp(g.maxRec, 8)
+	if total := g.zeroBase + g.maxZero; total > maxScratch {
+		return nil, fmt.Errorf("program needs %d bytes of scratch space per CPU, more than the %d available: reduce strsize or the number of string values per clause", total, maxScratch)
+	}
+	if err := g.build(); err != nil {
+		return nil, err
+	}
+	g.p.Maps = g.mapSpecs()
+	return g.p, nil
+}
+
+func roundUp(n, a int) int { return (n + a - 1) / a * a }
+
+// layoutVars assigns storage to globals, self-> and this-> variables, and
+// creates the maps of associative arrays and aggregations.
+func (g *gen) layoutVars() {
+	g.globals = map[*check.Var]varLoc{}
+	g.selfs = map[*check.Var]varLoc{}
+	g.thiss = map[*check.Var]varLoc{}
+	g.assoc = map[*check.Var]*assocMap{}
+	g.aggs = map[*check.Var]*plan.Agg{}
+	g.globSize = 8 // offset 0: wall-clock offset set by the consumer
+	for _, v := range g.info.Globals {
+		if v.Type == nil {
+			continue
+		}
+		if v.Assoc {
+			g.assoc[v] = g.newAssoc(v, len(g.assoc))
+			continue
+		}
+		sz := varSize(v.Type)
+		g.globals[v] = varLoc{g.globSize, sz}
+		g.globSize += roundUp(sz, 8)
+	}
+	for _, v := range g.info.Selfs {
+		if v.Type == nil || v.Assoc {
+			continue
+		}
+		sz := varSize(v.Type)
+		g.selfs[v] = varLoc{g.selfSize, sz}
+		g.selfSize += roundUp(sz, 8)
+	}
+	off := provider.CtxSize
+	for _, v := range g.info.Thiss {
+		if v.Type == nil {
+			continue
+		}
+		sz := varSize(v.Type)
+		g.thiss[v] = varLoc{off, sz}
+		off += roundUp(sz, 8)
+	}
+	g.thisEnd = off
+	for _, v := range g.info.Aggs {
+		g.aggs[v] = g.newAgg(v)
+	}
+}
+
+func varSize(t *check.Type) int {
+	switch t.Kind {
+	case check.String:
+		if t.Repr != check.StrBuf {
+			return 8
+		}
+		return t.Size
+	case check.Stack:
+		return stackFieldSize(t)
+	}
+	return 8
+}
+
+func stackDepth(t *check.Type) int {
+	if t.Depth > 0 {
+		return t.Depth
+	}
+	if t.User {
+		return 20
+	}
+	return 20
+}
+
+func stackFieldSize(t *check.Type) int {
+	if t.User {
+		return 16 + 8*stackDepth(t)
+	}
+	return 8 + 8*stackDepth(t)
+}
+
+// build generates every program once.
+func (g *gen) build() error {
+	g.p = &plan.Plan{Options: map[string]string{}}
+	g.subprogs = map[string]bool{}
+	for _, v := range g.info.Aggs {
+		g.p.Aggs = append(g.p.Aggs, g.aggs[v])
+	}
+	g.p.Probes = g.info.Probes
+	for _, cl := range g.info.Clauses {
+		g.p.Records = append(g.p.Records, &plan.Record{EPID: uint32(cl.Index + 1), Clause: cl.Index, Pos: cl.Node.Pos(), Probes: cl.Probes})
+	}
+	// Group probes by hook, hooks in order of their first probe.
+	type hookGroup struct {
+		hook   provider.Hook
+		owner  provider.Provider
+		probes []*provider.Probe
+	}
+	var groups []*hookGroup
+	byHook := map[string]*hookGroup{}
+	probes := append([]*provider.Probe(nil), g.info.Probes...)
+	sort.Slice(probes, func(i, j int) bool { return probes[i].ID < probes[j].ID })
+	for _, pr := range probes {
+		k := pr.Hook.String()
+		hg, ok := byHook[k]
+		if !ok {
+			hg = &hookGroup{hook: pr.Hook, owner: pr.Owner}
+			byHook[k] = hg
+			groups = append(groups, hg)
+		}
+		hg.probes = append(hg.probes, pr)
+	}
+	for i, hg := range groups {
+		prog, err := g.program(fmt.Sprintf("p%d", i), hg.hook, hg.owner, hg.probes)
+		if err != nil {
+			return err
+		}
+		g.p.Programs = append(g.p.Programs, prog)
+	}
+	g.p.NeedsSelf = g.selfSize > 0
+	if len(g.errs) > 0 {
+		return g.errs[0]
+	}
+	return nil
+}
+
+func (g *gen) label(kind string) string {
+	g.labels++
+	return fmt.Sprintf("%s_%d", kind, g.labels)
+}
+
+func (g *gen) emit(ins ...asm.Instruction) { g.insns = append(g.insns, ins...) }
+
+func (g *gen) errorf(pos token.Pos, format string, args ...any) {
+	g.errs = append(g.errs, &Error{Pos: pos, Msg: fmt.Sprintf(format, args...)})
+}
+
+// program generates the BPF program for one hook.
+func (g *gen) program(name string, hook provider.Hook, owner provider.Provider, probes []*provider.Probe) (*plan.Program, error) {
+	g.insns = nil
+	g.labels = 0
+	g.prog = name
+	g.needs = provider.Needs{}
+	g.needTS = false
+	in := map[uint32]bool{}
+	for _, p := range probes {
+		in[p.ID] = true
+	}
+	var body asm.Instructions
+	for _, cl := range g.info.Clauses {
+		var want []*provider.Probe
+		for _, p := range cl.Probes {
+			if in[p.ID] {
+				want = append(want, p)
+			}
+		}
+		if len(want) == 0 {
+			continue
+		}
+		g.insns = nil
+		skip := g.label("skip")
+		if len(want) != len(probes) {
+			g.emit(owner.Guard(hook, want, probes, skip)...)
+		}
+		g.clause(cl, skip)
+		g.emit(asm.Mov.Imm(asm.R0, 0).WithSymbol(skip))
+		body = append(body, g.insns...)
+	}
+	pro, err := owner.Prologue(hook, probes, g.needs, "exit")
+	if err != nil {
+		return nil, err
+	}
+	g.insns = nil
+	g.emit(
+		asm.Mov.Reg(provider.RegCtx, asm.R1),
+		asm.StoreImm(asm.R10, -8, 0, asm.Word),
+		asm.LoadMapPtr(asm.R1, 0).WithReference(plan.MapScratch),
+		asm.Mov.Reg(asm.R2, asm.R10),
+		asm.Add.Imm(asm.R2, -8),
+		asm.FnMapLookupElem.Call(),
+		asm.JEq.Imm(asm.R0, 0, "exit"),
+		asm.Mov.Reg(provider.RegScratch, asm.R0),
+	)
+	g.emit(pro...)
+	if g.needTS {
+		g.emit(asm.FnKtimeGetNs.Call(), asm.StoreMem(provider.RegScratch, provider.CtxTimestamp, asm.R0, asm.DWord))
+	}
+	g.emit(body...)
+	g.emit(asm.Mov.Imm(asm.R0, 0).WithSymbol("exit"), asm.Return())
+	g.emitSubprogs()
+	insns := g.insns
+	insns[0] = insns[0].WithSymbol(name)
+	return &plan.Program{Name: name, Hook: hook, Owner: owner, Type: owner.ProgramType(hook), Insns: insns, Probes: probes}, nil
+}
+
+// mapSpecs returns the specs of every map the programs reference.
+func (g *gen) mapSpecs() []*ebpf.MapSpec {
+	scratch := g.zeroBase + g.maxZero
+	if scratch < provider.CtxSize {
+		scratch = provider.CtxSize
+	}
+	specs := []*ebpf.MapSpec{
+		{Name: plan.MapScratch, Type: ebpf.PerCPUArray, KeySize: 4, ValueSize: uint32(roundUp(scratch, 8)), MaxEntries: 1},
+		{Name: plan.MapRing, Type: ebpf.RingBuf, MaxEntries: uint32(g.opts.RingSize)},
+		{Name: plan.MapGlobals, Type: ebpf.Array, KeySize: 4, ValueSize: uint32(g.globSize), MaxEntries: 1},
+		{Name: plan.MapStats, Type: ebpf.PerCPUArray, KeySize: 4, ValueSize: 8, MaxEntries: plan.NumStats},
+	}
+	if g.selfSize > 0 {
+		// Local storage maps need BTF for their key and value.
+		u8 := &btf.Int{Name: "u8", Size: 1}
+		specs = append(specs, &ebpf.MapSpec{Name: plan.MapSelf, Type: ebpf.TaskStorage, KeySize: 4,
+			ValueSize: uint32(g.selfSize), Flags: 1, /* BPF_F_NO_PREALLOC */
+			Key:   &btf.Int{Name: "int", Size: 4, Encoding: btf.Signed},
+			Value: &btf.Array{Index: &btf.Int{Name: "u32", Size: 4}, Type: u8, Nelems: uint32(g.selfSize)}})
+	}
+	for _, v := range g.info.Globals {
+		if a, ok := g.assoc[v]; ok {
+			specs = append(specs, &ebpf.MapSpec{Name: a.name, Type: ebpf.Hash, KeySize: uint32(a.keySize),
+				ValueSize: uint32(a.valSize), MaxEntries: uint32(g.opts.DynEntries), Flags: 1})
+		}
+	}
+	for _, a := range g.p.Aggs {
+		if len(a.Keys) == 0 {
+			specs = append(specs, &ebpf.MapSpec{Name: a.Map, Type: ebpf.PerCPUArray, KeySize: 4,
+				ValueSize: uint32(a.ValSize), MaxEntries: 1})
+			continue
+		}
+		specs = append(specs, &ebpf.MapSpec{Name: a.Map, Type: ebpf.PerCPUHash, KeySize: uint32(a.KeySize),
+			ValueSize: uint32(a.ValSize), MaxEntries: uint32(g.opts.AggEntries), Flags: 1})
+	}
+	return specs
+}
+
+// ---------------------------------------------------------------------------
+// Clauses
+
+func (g *gen) clause(cl *check.Clause, skip string) {
+	g.cl = cl
+	g.rec = g.p.Records[cl.Index]
+	g.recOff = plan.HdrSize
+	g.tempOff = 0
+	g.stack = 8 // fp-8 holds the scratch key at entry; keep it
+	g.cond = 0
+	g.abort = skip
+	g.action = 0
+	g.useSelf = false
+	g.rec.Actions = g.rec.Actions[:0]
+	pc := cl.Node
+	g.useSelf = usesSelf(g.info, pc)
+	if g.useSelf {
+		g.emit(
+			asm.FnGetCurrentTaskBtf.Call(),
+			asm.Mov.Reg(asm.R2, asm.R0),
+			asm.LoadMapPtr(asm.R1, 0).WithReference(plan.MapSelf),
+			asm.Mov.Imm(asm.R3, 0),
+			asm.Mov.Imm(asm.R4, 1), // BPF_LOCAL_STORAGE_GET_F_CREATE
+			asm.FnTaskStorageGet.Call(),
+			asm.Mov.Reg(regSelf, asm.R0),
+		)
+		ok := g.label("self_ok")
+		g.emit(asm.JNE.Imm(regSelf, 0, ok))
+		g.stat(plan.StatDynDrops)
+		g.emit(asm.Ja.Label(skip), asm.Mov.Imm(asm.R0, 0).WithSymbol(ok))
+	}
+	if pc.Pred != nil {
+		g.cond0(pc.Pred, skip)
+	}
+	hasRec := needsRecord(g.info, pc)
+	if hasRec {
+		g.emit(
+			asm.StoreImm(provider.RegScratch, int16(g.recBase+plan.HdrEPID), int64(g.rec.EPID), asm.Word),
+			asm.LoadMem(asm.R0, provider.RegScratch, provider.CtxProbeID, asm.Word),
+			asm.StoreMem(provider.RegScratch, int16(g.recBase+plan.HdrProbe), asm.R0, asm.Word),
+			asm.FnGetSmpProcessorId.Call(),
+			asm.StoreMem(provider.RegScratch, int16(g.recBase+plan.HdrCPU), asm.R0, asm.Word),
+			asm.StoreImm(provider.RegScratch, int16(g.recBase+12), 0, asm.Word),
+			provider.StoreImm64(provider.RegScratch, int16(g.recBase+plan.HdrMask), 0),
+		)
+	}
+	if pc.Body != nil {
+		for _, s := range pc.Body.Stmts {
+			g.stmt(s)
+		}
+	}
+	if len(pc.Body.Stmts) == 0 {
+		g.rec.Actions = append(g.rec.Actions, plan.Action{Kind: plan.ActDefault, Pos: pc.Pos()})
+	}
+	if hasRec {
+		g.rec.Size = roundUp(g.recOff, 8)
+		if g.recOff > g.maxRec {
+			g.maxRec = g.recOff
+		}
+		g.emit(
+			asm.LoadMapPtr(asm.R1, 0).WithReference(plan.MapRing),
+			asm.Mov.Reg(asm.R2, provider.RegScratch),
+			asm.Add.Imm(asm.R2, int32(g.recBase)),
+			asm.Mov.Imm(asm.R3, int32(g.rec.Size)),
+			asm.Mov.Imm(asm.R4, 0),
+			asm.FnRingbufOutput.Call(),
+		)
+		done := g.label("out_ok")
+		g.emit(asm.JEq.Imm(asm.R0, 0, done))
+		g.stat(plan.StatDrops)
+		g.emit(asm.Mov.Imm(asm.R0, 0).WithSymbol(done))
+	}
+	if g.tempOff > g.maxTemp {
+		g.maxTemp = g.tempOff
+	}
+}
+
+// stat increments counter i of the stats map.
+func (g *gen) stat(i int) {
+	l := g.label("stat")
+	g.emit(
+		asm.StoreImm(asm.R10, -8, int64(i), asm.Word),
+		asm.LoadMapPtr(asm.R1, 0).WithReference(plan.MapStats),
+		asm.Mov.Reg(asm.R2, asm.R10),
+		asm.Add.Imm(asm.R2, -8),
+		asm.FnMapLookupElem.Call(),
+		asm.JEq.Imm(asm.R0, 0, l),
+		asm.LoadMem(asm.R1, asm.R0, 0, asm.DWord),
+		asm.Add.Imm(asm.R1, 1),
+		asm.StoreMem(asm.R0, 0, asm.R1, asm.DWord),
+		asm.StoreImm(asm.R10, -8, 0, asm.Word).WithSymbol(l),
+	)
+}
+
+// fault emits an error record for a runtime fault whose address or value is
+// in register addr, and abandons the clause.
+func (g *gen) fault(kind int, addr asm.Register, pos token.Pos) {
+	site := len(g.p.Sites)
+	g.p.Sites = append(g.p.Sites, plan.Site{Pos: pos, Action: g.action})
+	base := int16(provider.CtxTemp)
+	r := provider.RegScratch
+	g.emit(
+		asm.StoreMem(r, base+plan.ErrAddr, addr, asm.DWord),
+		asm.StoreImm(r, base+plan.HdrEPID, int64(int32(-1)), asm.Word),
+		asm.LoadMem(asm.R0, r, provider.CtxProbeID, asm.Word),
+		asm.StoreMem(r, base+plan.HdrProbe, asm.R0, asm.Word),
+		asm.FnGetSmpProcessorId.Call(),
+		asm.StoreMem(r, base+plan.HdrCPU, asm.R0, asm.Word),
+		asm.StoreImm(r, base+plan.ErrClause, int64(g.rec.EPID), asm.Word),
+		asm.StoreImm(r, base+plan.ErrFault, int64(kind), asm.Word),
+		asm.StoreImm(r, base+plan.ErrSite, int64(site), asm.Word),
+		asm.LoadMapPtr(asm.R1, 0).WithReference(plan.MapRing),
+		asm.Mov.Reg(asm.R2, r),
+		asm.Add.Imm(asm.R2, int32(base)),
+		asm.Mov.Imm(asm.R3, plan.ErrRecSize),
+		asm.Mov.Imm(asm.R4, 0),
+		asm.FnRingbufOutput.Call(),
+	)
+	g.stat(plan.StatErrors)
+	g.emit(asm.Ja.Label(g.abort))
+}
+
+// usesSelf reports whether a clause reads or writes self-> variables.
+func usesSelf(info *check.Info, pc *ast.ProbeClause) bool {
+	found := false
+	visit := func(e ast.Expr) bool {
+		if _, ok := e.(*ast.SelfVar); ok {
+			found = true
+		}
+		return !found
+	}
+	if pc.Pred != nil {
+		ast.Inspect(pc.Pred, visit)
+	}
+	walkStmts(pc.Body, func(e ast.Expr) { ast.Inspect(e, visit) })
+	return found
+}
+
+// walkStmts calls f on each top-level expression of the statements in b.
+func walkStmts(s ast.Stmt, f func(ast.Expr)) {
+	switch s := s.(type) {
+	case *ast.BlockStmt:
+		if s == nil {
+			return
+		}
+		for _, x := range s.Stmts {
+			walkStmts(x, f)
+		}
+	case *ast.ExprStmt:
+		f(s.X)
+	case *ast.IfStmt:
+		f(s.Cond)
+		walkStmts(s.Then, f)
+		if s.Else != nil {
+			walkStmts(s.Else, f)
+		}
+	}
+}
+
+// needsRecord reports whether a clause emits a record: it has a
+// data-recording action, a bare stack()/ustack() statement, or no
+// statements at all (DTrace's default action).
+func needsRecord(info *check.Info, pc *ast.ProbeClause) bool {
+	if pc.Body == nil || len(pc.Body.Stmts) == 0 {
+		return true
+	}
+	found := false
+	walkStmts(pc.Body, func(e ast.Expr) {
+		c, ok := ast.Unparen(e).(*ast.CallExpr)
+		if !ok {
+			return
+		}
+		if b := info.Calls[c]; b != nil && (b.Kind == check.Action || b.Name == "stack" || b.Name == "ustack" || b.Name == "jstack") {
+			found = true
+		}
+	})
+	return found
+}

@@ -1,0 +1,293 @@
+package codegen
+
+import (
+	"github.com/cilium/ebpf/asm"
+
+	"github.com/sonde-trace/sonde/internal/d/ast"
+	"github.com/sonde-trace/sonde/internal/d/check"
+	"github.com/sonde-trace/sonde/internal/plan"
+	"github.com/sonde-trace/sonde/internal/provider"
+)
+
+func (g *gen) stmt(s ast.Stmt) {
+	saved := g.stack
+	switch s := s.(type) {
+	case *ast.ExprStmt:
+		g.exprStmt(s.X)
+	case *ast.BlockStmt:
+		for _, x := range s.Stmts {
+			g.stmt(x)
+		}
+	case *ast.IfStmt:
+		f, end := g.label("if_f"), g.label("if_e")
+		g.cond0(s.Cond, f)
+		g.cond++
+		g.stmt(s.Then)
+		if s.Else != nil {
+			g.emit(asm.Ja.Label(end))
+		}
+		g.emit(asm.Mov.Imm(asm.R0, 0).WithSymbol(f))
+		if s.Else != nil {
+			g.stmt(s.Else)
+			g.emit(asm.Mov.Imm(asm.R0, 0).WithSymbol(end))
+		}
+		g.cond--
+	case *ast.EmptyStmt, *ast.DeclStmt:
+	}
+	g.stack = saved
+}
+
+func (g *gen) exprStmt(e ast.Expr) {
+	switch x := ast.Unparen(e).(type) {
+	case *ast.AssignExpr:
+		switch l := ast.Unparen(x.X).(type) {
+		case *ast.AggVar:
+			g.aggAssign(x, l, nil)
+			return
+		case *ast.IndexExpr:
+			if av, ok := ast.Unparen(l.X).(*ast.AggVar); ok {
+				g.aggAssign(x, av, l.Indices)
+				return
+			}
+		}
+		g.assign(x)
+	case *ast.CallExpr:
+		b := g.info.Calls[x]
+		if b != nil && b.Kind == check.Action {
+			g.actionCall(x, b)
+			return
+		}
+		if b != nil && (b.Name == "stack" || b.Name == "ustack" || b.Name == "jstack") {
+			g.record(plan.ActStack, x, []ast.Expr{x}, "", nil)
+			return
+		}
+		if t := g.typeOf(x); t.Kind == check.String || t.Kind == check.Stack || t.Kind == check.Sym {
+			return // a value computed for nothing
+		}
+		g.expr(x)
+	default:
+		if t := g.typeOf(e); t.Kind == check.String {
+			return
+		}
+		g.expr(e)
+	}
+}
+
+// aggIDs returns the aggregation IDs named by args.
+func (g *gen) aggIDs(args []ast.Expr) []int {
+	var ids []int
+	for _, a := range args {
+		if av, ok := ast.Unparen(a).(*ast.AggVar); ok {
+			if v := g.info.Uses[av]; v != nil {
+				ids = append(ids, v.ID)
+			}
+		}
+	}
+	return ids
+}
+
+func (g *gen) actionCall(x *ast.CallExpr, b *check.Builtin) {
+	switch b.Name {
+	case "printf", "system":
+		k := g.info.Consts[ast.Unparen(x.Args[0])]
+		kind := plan.ActPrintf
+		if b.Name == "system" {
+			kind = plan.ActSystem
+		}
+		g.record(kind, x, x.Args[1:], k.Str, nil)
+	case "printa":
+		format := ""
+		aggs := x.Args
+		if k, ok := g.info.Consts[ast.Unparen(x.Args[0])]; ok && k.IsStr {
+			format = k.Str
+			aggs = x.Args[1:]
+		}
+		g.record(plan.ActPrinta, x, nil, format, g.aggIDs(aggs))
+		g.rec.Actions[len(g.rec.Actions)-1].Str = []string{boolStr(format != "")}
+	case "trace":
+		g.record(plan.ActTrace, x, x.Args, "", nil)
+	case "exit":
+		g.record(plan.ActExit, x, x.Args, "", nil)
+	case "clear":
+		g.record(plan.ActClear, x, nil, "", g.aggIDs(x.Args))
+	case "denormalize":
+		g.record(plan.ActDenormalize, x, nil, "", g.aggIDs(x.Args))
+	case "trunc":
+		g.record(plan.ActTrunc, x, x.Args[1:], "", g.aggIDs(x.Args[:1]))
+	case "normalize":
+		g.record(plan.ActNormalize, x, x.Args[1:], "", g.aggIDs(x.Args[:1]))
+	case "raise":
+		g.record(plan.ActRaise, x, x.Args, "", nil)
+	case "stop":
+		g.record(plan.ActStop, x, nil, "", nil)
+	case "speculate":
+		g.record(plan.ActSpeculate, x, x.Args, "", nil)
+	case "commit":
+		g.record(plan.ActCommit, x, x.Args, "", nil)
+	case "discard":
+		g.record(plan.ActDiscard, x, x.Args, "", nil)
+	case "setopt":
+		var strs []string
+		for _, a := range x.Args {
+			strs = append(strs, g.info.Consts[ast.Unparen(a)].Str)
+		}
+		g.record(plan.ActSetopt, x, nil, "", nil)
+		g.rec.Actions[len(g.rec.Actions)-1].Str = strs
+	case "tracemem":
+		g.tracemem(x)
+	default:
+		g.errorf(x.Pos(), "%s( ) is not supported yet", b.Name)
+	}
+}
+
+func boolStr(b bool) string {
+	if b {
+		return "fmt"
+	}
+	return ""
+}
+
+// record appends an action that records the values of args.
+func (g *gen) record(kind plan.ActionKind, x *ast.CallExpr, args []ast.Expr, format string, aggs []int) {
+	g.action++
+	act := plan.Action{Kind: kind, Format: format, Aggs: aggs, Pos: x.Pos()}
+	if g.cond > 0 {
+		act.Cond = true
+		act.Bit = len(g.rec.Actions)
+		if act.Bit >= 64 {
+			g.errorf(x.Pos(), "too many actions in one clause (at most 64)")
+			return
+		}
+	}
+	for _, a := range args {
+		t := g.typeOf(a)
+		f := fieldFor(t)
+		if f.Kind == plan.FInt && kind != plan.ActPrintf && kind != plan.ActTrace && kind != plan.ActSystem {
+			f.Size, f.Signed = 8, true
+		}
+		f.Offset = g.recOff
+		g.recOff += roundUp(f.Size, 8)
+		g.fieldInto(a, f, g.recBase+f.Offset)
+		act.Fields = append(act.Fields, f)
+	}
+	if act.Cond {
+		g.emit(
+			asm.LoadMem(asm.R0, rS, int16(g.recBase+plan.HdrMask), asm.DWord),
+			asm.LoadImm(asm.R1, int64(1)<<act.Bit, asm.DWord),
+			asm.Or.Reg(asm.R0, asm.R1),
+			asm.StoreMem(rS, int16(g.recBase+plan.HdrMask), asm.R0, asm.DWord),
+		)
+	}
+	g.rec.Actions = append(g.rec.Actions, act)
+}
+
+// tracemem(addr, size) records size bytes of kernel memory.
+func (g *gen) tracemem(x *ast.CallExpr) {
+	n, _ := g.info.Consts[ast.Unparen(x.Args[1])]
+	size := int(n.Int)
+	if size <= 0 || size > 4096 {
+		g.errorf(x.Args[1].Pos(), "tracemem( ) size must be between 1 and 4096")
+		return
+	}
+	g.action++
+	f := plan.Field{Kind: plan.FBytes, Offset: g.recOff, Size: size}
+	g.recOff += roundUp(size, 8)
+	g.expr(x.Args[0])
+	g.emit(
+		asm.Mov.Reg(regTmp, asm.R0),
+		asm.Mov.Reg(asm.R3, asm.R0),
+		asm.Mov.Reg(asm.R1, rS),
+		asm.Add.Imm(asm.R1, int32(g.recBase+f.Offset)),
+		asm.Mov.Imm(asm.R2, int32(size)),
+		asm.FnProbeReadKernel.Call(),
+	)
+	ok := g.label("tm_ok")
+	g.emit(asm.JEq.Imm(asm.R0, 0, ok))
+	g.fault(plan.FaultBadAddr, regTmp, x.Pos())
+	g.emit(asm.Mov.Imm(asm.R0, 0).WithSymbol(ok))
+	g.rec.Actions = append(g.rec.Actions, plan.Action{Kind: plan.ActTracemem, Fields: []plan.Field{f}, Pos: x.Pos(), Cond: g.cond > 0, Bit: len(g.rec.Actions)})
+}
+
+// callInt evaluates a subroutine with an integer result into R0.
+func (g *gen) callInt(x *ast.CallExpr) {
+	b := g.info.Calls[x]
+	if b == nil {
+		g.errorf(x.Pos(), "unknown function")
+		return
+	}
+	switch b.Name {
+	case "rand":
+		g.emit(asm.FnGetPrandomU32.Call())
+	case "htons", "ntohs":
+		g.expr(x.Args[0])
+		g.emit(asm.HostTo(asm.BE, asm.R0, asm.Half))
+	case "htonl", "ntohl":
+		g.expr(x.Args[0])
+		g.emit(asm.HostTo(asm.BE, asm.R0, asm.Word))
+	case "htonll", "ntohll":
+		g.expr(x.Args[0])
+		g.emit(asm.HostTo(asm.BE, asm.R0, asm.DWord))
+	case "strlen":
+		loc := g.strExpr(x.Args[0])
+		g.strlen(loc)
+	case "speculation":
+		// A new speculation ID from a global counter (the consumer
+		// buffers speculative records until commit or discard).
+		g.emit(
+			asm.LoadMapValue(asm.R1, 0, 0).WithReference(plan.MapGlobals),
+			asm.Mov.Imm(asm.R0, 1),
+			asm.StoreXAdd(asm.R1, asm.R0, asm.DWord),
+		)
+		g.errorf(x.Pos(), "speculation( ) is not supported yet")
+	default:
+		g.errorf(x.Pos(), "%s( ) is not supported yet", b.Name)
+	}
+}
+
+// strlen counts the bytes before the NUL of a string into R0.
+func (g *gen) strlen(l strLoc) {
+	if l.area == inProbe {
+		g.errorf(g.rec.Pos, "strlen of a probe string is not supported yet")
+		return
+	}
+	g.addr(asm.R1, l)
+	loop, end := g.label("sl_loop"), g.label("sl_end")
+	g.emit(
+		asm.Mov.Imm(asm.R0, 0),
+		asm.JGE.Imm(asm.R0, int32(l.size-1), end).WithSymbol(loop),
+		asm.LoadMem(asm.R2, asm.R1, 0, asm.Byte),
+		asm.JEq.Imm(asm.R2, 0, end),
+		asm.Add.Imm(asm.R1, 1),
+		asm.Add.Imm(asm.R0, 1),
+		asm.Ja.Label(loop),
+		asm.Mov.Reg(asm.R0, asm.R0).WithSymbol(end),
+	)
+}
+
+// ppid reads current->real_parent->tgid. The field offsets come from the
+// kernel's BTF at load time: the runtime patches the marked constants.
+func (g *gen) ppid() {
+	slot := int16(-(g.stack + 8))
+	g.emit(
+		asm.FnGetCurrentTask.Call(),
+		asm.Mov.Reg(asm.R3, asm.R0),
+		plan.WithFieldOffset(asm.LoadImm(asm.R1, 0, asm.DWord), "task_struct", "real_parent"),
+		asm.Add.Reg(asm.R3, asm.R1),
+		provider.StoreImm64(asm.R10, slot, 0),
+		asm.Mov.Reg(asm.R1, asm.R10),
+		asm.Add.Imm(asm.R1, int32(slot)),
+		asm.Mov.Imm(asm.R2, 8),
+		asm.FnProbeReadKernel.Call(),
+		asm.LoadMem(asm.R3, asm.R10, slot, asm.DWord),
+		plan.WithFieldOffset(asm.LoadImm(asm.R1, 0, asm.DWord), "task_struct", "tgid"),
+		asm.Add.Reg(asm.R3, asm.R1),
+		provider.StoreImm64(asm.R10, slot, 0),
+		asm.Mov.Reg(asm.R1, asm.R10),
+		asm.Add.Imm(asm.R1, int32(slot)),
+		asm.Mov.Imm(asm.R2, 4),
+		asm.FnProbeReadKernel.Call(),
+		asm.LoadMem(asm.R0, asm.R10, slot, asm.Word),
+	)
+}
+
+func (g *gen) emitSubprogs() {}

@@ -1,0 +1,366 @@
+package codegen
+
+import (
+	"encoding/binary"
+
+	"github.com/cilium/ebpf/asm"
+
+	"github.com/sonde-trace/sonde/internal/d/ast"
+	"github.com/sonde-trace/sonde/internal/d/check"
+	"github.com/sonde-trace/sonde/internal/d/token"
+	"github.com/sonde-trace/sonde/internal/plan"
+	"github.com/sonde-trace/sonde/internal/provider"
+)
+
+type area int
+
+const (
+	inScratch area = iota
+	inGlobals
+	inSelf
+	inProbe // a probe string: the probe ID in the context stands for it
+)
+
+// strLoc says where a string value's bytes are.
+type strLoc struct {
+	area area
+	off  int
+	size int // buffer size, a multiple of 8
+	repr check.StrRepr
+	lit  *string // set when the string is a constant
+}
+
+// temp allocates n bytes (rounded to 8) of clause scratch space.
+func (g *gen) temp(n int) int {
+	n = roundUp(n, 8)
+	off := g.tempBase + g.tempOff
+	g.tempOff += n
+	return off
+}
+
+// zero clears n bytes of scratch at off.
+func (g *gen) zero(off, n int) {
+	for i := 0; i < n; i += 8 {
+		g.emit(provider.StoreImm64(rS, int16(off+i), 0))
+	}
+}
+
+// addr loads the address of a string's bytes into r.
+func (g *gen) addr(r asm.Register, l strLoc) {
+	switch l.area {
+	case inGlobals:
+		g.emit(asm.LoadMapValue(r, 0, uint32(l.off)).WithReference(plan.MapGlobals))
+	case inSelf:
+		g.emit(asm.Mov.Reg(r, regSelf), asm.Add.Imm(r, int32(l.off)))
+	default:
+		g.emit(asm.Mov.Reg(r, rS), asm.Add.Imm(r, int32(l.off)))
+	}
+}
+
+// strExpr makes a string expression's bytes addressable.
+func (g *gen) strExpr(e ast.Expr) strLoc {
+	t := g.typeOf(e)
+	if k, ok := g.info.Consts[e]; ok && k.IsStr {
+		n := roundUp(len(k.Str)+1, 8)
+		off := g.temp(n)
+		g.storeLit(off, n, k.Str)
+		s := k.Str
+		return strLoc{area: inScratch, off: off, size: n, lit: &s}
+	}
+	if t.Repr != check.StrBuf {
+		return strLoc{area: inProbe, size: 8, repr: t.Repr}
+	}
+	switch x := ast.Unparen(e).(type) {
+	case *ast.Ident:
+		if v := g.info.Uses[x]; v != nil {
+			if loc, ok := g.globals[v]; ok {
+				return strLoc{area: inGlobals, off: loc.off, size: roundUp(loc.size, 8)}
+			}
+		}
+	case *ast.SelfVar:
+		loc := g.selfs[g.info.Uses[x]]
+		return strLoc{area: inSelf, off: loc.off, size: roundUp(loc.size, 8)}
+	case *ast.ThisVar:
+		loc := g.thiss[g.info.Uses[x]]
+		return strLoc{area: inScratch, off: loc.off, size: roundUp(loc.size, 8)}
+	case *ast.StringofExpr:
+		return g.strExpr(x.X)
+	}
+	n := roundUp(t.Size, 8)
+	off := g.temp(n)
+	g.strInto(e, off, n)
+	return strLoc{area: inScratch, off: off, size: n}
+}
+
+// storeLit writes s, NUL-padded to n bytes, at scratch offset off.
+func (g *gen) storeLit(off, n int, s string) {
+	b := make([]byte, n)
+	copy(b, s)
+	if len(s) >= n {
+		b[n-1] = 0
+	}
+	for i := 0; i < n; i += 8 {
+		w := binary.LittleEndian.Uint64(b[i:])
+		lo, hi := int32(uint32(w)), int32(uint32(w>>32))
+		g.emit(asm.StoreImm(rS, int16(off+i), int64(lo), asm.Word))
+		g.emit(asm.StoreImm(rS, int16(off+i+4), int64(hi), asm.Word))
+	}
+}
+
+// strInto writes the string e into scratch[off:off+n], NUL-padded.
+func (g *gen) strInto(e ast.Expr, off, n int) {
+	t := g.typeOf(e)
+	if k, ok := g.info.Consts[e]; ok && k.IsStr {
+		g.storeLit(off, n, k.Str)
+		return
+	}
+	if t.Repr != check.StrBuf {
+		g.errorf(e.Pos(), "%s cannot be used as a string buffer yet", describeExpr(e))
+		return
+	}
+	switch x := ast.Unparen(e).(type) {
+	case *ast.Ident:
+		if bv := g.info.Builtins[x]; bv != nil && bv.ID == check.BExecname {
+			g.zero(off, n)
+			g.emit(
+				asm.Mov.Reg(asm.R1, rS),
+				asm.Add.Imm(asm.R1, int32(off)),
+				asm.Mov.Imm(asm.R2, int32(min(16, n))),
+				asm.FnGetCurrentComm.Call(),
+			)
+			return
+		}
+	case *ast.CallExpr:
+		if b := g.info.Calls[x]; b != nil {
+			switch b.Name {
+			case "copyinstr":
+				g.copyinstr(x, off, n)
+				return
+			case "stringof":
+				g.strInto(x.Args[0], off, n)
+				return
+			}
+			g.errorf(x.Pos(), "%s( ) is not supported yet", b.Name)
+			return
+		}
+	case *ast.CondExpr:
+		f, end := g.label("sf"), g.label("se")
+		g.cond0(x.Cond, f)
+		g.strInto(x.X, off, n)
+		g.emit(asm.Ja.Label(end))
+		g.emit(asm.Mov.Imm(asm.R0, 0).WithSymbol(f))
+		g.strInto(x.Y, off, n)
+		g.emit(asm.Mov.Imm(asm.R0, 0).WithSymbol(end))
+		return
+	case *ast.IndexExpr:
+		if v := g.info.Uses[ast.Unparen(x.X)]; v != nil && v.Assoc {
+			a := g.assoc[v]
+			key := g.buildKey(x.Indices, a.keys, a.keySize)
+			nf, end := g.label("snf"), g.label("send")
+			g.emit(
+				asm.LoadMapPtr(asm.R1, 0).WithReference(a.name),
+				asm.Mov.Reg(asm.R2, rS),
+				asm.Add.Imm(asm.R2, int32(key)),
+				asm.FnMapLookupElem.Call(),
+				asm.JEq.Imm(asm.R0, 0, nf),
+				asm.Mov.Reg(asm.R3, asm.R0),
+			)
+			g.copyFromReg(off, asm.R3, min(n, a.valSize), n)
+			g.emit(asm.Ja.Label(end), asm.Mov.Imm(asm.R0, 0).WithSymbol(nf))
+			g.zero(off, n)
+			g.emit(asm.Mov.Imm(asm.R0, 0).WithSymbol(end))
+			return
+		}
+	}
+	src := g.strExpr(e)
+	if src.area == inScratch && src.off == off {
+		return
+	}
+	g.addr(asm.R3, src)
+	g.copyFromReg(off, asm.R3, min(n, src.size), n)
+}
+
+// copyFromReg copies m bytes from the address in src to scratch[off], then
+// zero-fills up to n and forces a NUL at the end.
+func (g *gen) copyFromReg(off int, src asm.Register, m, n int) {
+	m = m / 8 * 8
+	if m <= 128 {
+		for i := 0; i < m; i += 8 {
+			g.emit(asm.LoadMem(asm.R0, src, int16(i), asm.DWord), asm.StoreMem(rS, int16(off+i), asm.R0, asm.DWord))
+		}
+	} else {
+		g.emit(
+			asm.Mov.Reg(asm.R1, rS),
+			asm.Add.Imm(asm.R1, int32(off)),
+			asm.Mov.Imm(asm.R2, int32(m)),
+			asm.FnProbeReadKernel.Call(),
+		)
+	}
+	for i := m; i < n; i += 8 {
+		g.emit(provider.StoreImm64(rS, int16(off+i), 0))
+	}
+	g.emit(asm.StoreImm(rS, int16(off+n-1), 0, asm.Byte))
+}
+
+// copyinstr reads a user string into scratch[off:off+n].
+func (g *gen) copyinstr(x *ast.CallExpr, off, n int) {
+	g.zero(off, n)
+	g.expr(x.Args[0])
+	g.emit(
+		asm.Mov.Reg(regTmp, asm.R0),
+		asm.Mov.Reg(asm.R3, asm.R0),
+		asm.Mov.Reg(asm.R1, rS),
+		asm.Add.Imm(asm.R1, int32(off)),
+		asm.Mov.Imm(asm.R2, int32(min(n, g.typeOf(x).Size))),
+		asm.FnProbeReadUserStr.Call(),
+	)
+	ok := g.label("cis_ok")
+	g.emit(asm.JSGE.Imm(asm.R0, 0, ok))
+	g.fault(plan.FaultBadAddr, regTmp, x.Pos())
+	g.emit(asm.Mov.Imm(asm.R0, 0).WithSymbol(ok))
+}
+
+// strCompare compiles a comparison with a string operand; jumps to f when
+// it is false.
+func (g *gen) strCompare(x *ast.BinaryExpr, f string) {
+	X, Y := x.X, x.Y
+	op := x.Op
+	if k, ok := g.info.Consts[X]; ok && k.IsStr {
+		X, Y = Y, X
+		op = swapCmp(op)
+	}
+	if k, ok := g.info.Consts[Y]; ok && k.IsStr && (op == token.EQL || op == token.NEQ) {
+		g.strEqLit(X, k.Str, op == token.EQL, f)
+		return
+	}
+	a := g.strExpr(X)
+	b := g.strExpr(Y)
+	if a.area == inProbe || b.area == inProbe {
+		g.errorf(x.OpPos, "probe strings can only be compared with string constants")
+		return
+	}
+	n := min(a.size, b.size)
+	g.addr(asm.R1, a)
+	g.addr(asm.R2, b)
+	loop, eq, diff, end := g.label("sc_loop"), g.label("sc_eq"), g.label("sc_diff"), g.label("sc_end")
+	g.emit(
+		asm.Mov.Imm(asm.R3, 0),
+		asm.JGE.Imm(asm.R3, int32(n), eq).WithSymbol(loop),
+		asm.LoadMem(asm.R4, asm.R1, 0, asm.Byte),
+		asm.LoadMem(asm.R5, asm.R2, 0, asm.Byte),
+		asm.JNE.Reg(asm.R4, asm.R5, diff),
+		asm.JEq.Imm(asm.R4, 0, eq),
+		asm.Add.Imm(asm.R1, 1),
+		asm.Add.Imm(asm.R2, 1),
+		asm.Add.Imm(asm.R3, 1),
+		asm.Ja.Label(loop),
+		asm.Mov.Reg(asm.R0, asm.R4).WithSymbol(diff),
+		asm.Sub.Reg(asm.R0, asm.R5),
+		asm.Ja.Label(end),
+		asm.Mov.Imm(asm.R0, 0).WithSymbol(eq),
+		asm.Mov.Reg(asm.R0, asm.R0).WithSymbol(end),
+	)
+	g.emit(notJump[op][1].Imm(asm.R0, 0, f))
+}
+
+func swapCmp(op token.Kind) token.Kind {
+	switch op {
+	case token.LSS:
+		return token.GTR
+	case token.GTR:
+		return token.LSS
+	case token.LEQ:
+		return token.GEQ
+	case token.GEQ:
+		return token.LEQ
+	}
+	return op
+}
+
+// strEqLit compares a string with a constant, 8 bytes at a time; eq says
+// whether the test is == (else !=). Jumps to f when the test fails.
+func (g *gen) strEqLit(e ast.Expr, lit string, eq bool, f string) {
+	t := g.typeOf(e)
+	if t.Repr != check.StrBuf {
+		g.probeStrEq(t.Repr, lit, eq, f)
+		return
+	}
+	loc := g.strExpr(e)
+	need := len(lit) + 1
+	if need > loc.size {
+		// cannot be equal: the buffer is too short to hold it
+		if eq {
+			g.emit(asm.Ja.Label(f))
+		}
+		return
+	}
+	b := make([]byte, roundUp(need, 8))
+	copy(b, lit)
+	g.addr(asm.R1, loc)
+	ne := f
+	match := ""
+	if !eq {
+		match = g.label("lit_eq")
+		ne = g.label("lit_ne")
+	}
+	for i := 0; i < need; i += 8 {
+		w := binary.LittleEndian.Uint64(b[i:])
+		g.emit(asm.LoadMem(asm.R0, asm.R1, int16(i), asm.DWord))
+		if k := need - i; k < 8 {
+			g.emit(asm.LSh.Imm(asm.R0, int32(64-8*k)), asm.RSh.Imm(asm.R0, int32(64-8*k)))
+		}
+		g.emit(asm.LoadImm(asm.R2, int64(w), asm.DWord), asm.JNE.Reg(asm.R0, asm.R2, ne))
+	}
+	if !eq {
+		g.emit(asm.Ja.Label(f))
+		g.emit(asm.Mov.Imm(asm.R0, 0).WithSymbol(ne))
+		_ = match
+	}
+}
+
+// probeStrEq compares probefunc (etc.) with a constant by the set of probe
+// IDs whose field has that value.
+func (g *gen) probeStrEq(r check.StrRepr, lit string, eq bool, f string) {
+	var ids []uint32
+	for _, p := range g.cl.Probes {
+		if probeField(p.Provider, p.Module, p.Function, p.Name, r) == lit {
+			ids = append(ids, p.ID)
+		}
+	}
+	g.emit(asm.LoadMem(asm.R0, rS, 0, asm.DWord))
+	if eq {
+		if len(ids) == 0 {
+			g.emit(asm.Ja.Label(f))
+			return
+		}
+		ok := g.label("pe_ok")
+		for _, id := range ids {
+			g.emit(asm.JEq.Imm(asm.R0, int32(id), ok))
+		}
+		g.emit(asm.Ja.Label(f), asm.Mov.Imm(asm.R0, 0).WithSymbol(ok))
+		return
+	}
+	for _, id := range ids {
+		g.emit(asm.JEq.Imm(asm.R0, int32(id), f))
+	}
+}
+
+func probeField(prov, mod, fn, name string, r check.StrRepr) string {
+	switch r {
+	case check.StrProbeProv:
+		return prov
+	case check.StrProbeMod:
+		return mod
+	case check.StrProbeFunc:
+		return fn
+	}
+	return name
+}
+
+func describeExpr(e ast.Expr) string {
+	switch x := ast.Unparen(e).(type) {
+	case *ast.Ident:
+		return x.Name
+	}
+	return "this expression"
+}

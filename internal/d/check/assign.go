@@ -1,0 +1,293 @@
+package check
+
+import (
+	"github.com/sonde-trace/sonde/internal/d/ast"
+	"github.com/sonde-trace/sonde/internal/d/token"
+	"github.com/sonde-trace/sonde/internal/value"
+)
+
+// assign checks an assignment and defines the variable it assigns on first
+// use.
+func (c *checker) assign(x *ast.AssignExpr) *Type {
+	lhs := ast.Unparen(x.X)
+	switch l := lhs.(type) {
+	case *ast.AggVar:
+		c.aggAssign(x, l, nil)
+		return nil
+	case *ast.IndexExpr:
+		if av, ok := ast.Unparen(l.X).(*ast.AggVar); ok {
+			c.aggAssign(x, av, l)
+			return nil
+		}
+	}
+	rt := c.expr(x.Y)
+	if rt != nil && x.Op != token.ASSIGN && !rt.IsInt() {
+		c.errorf(x.OpPos, "D_OP_ARITH", "operator %s requires operands of arithmetic type", x.Op)
+		return nil
+	}
+	if rt != nil && (rt.Kind == Void || rt.Kind == Agg) {
+		c.errorf(x.Y.Pos(), "D_OP_VOID", "operator %s requires a value", x.Op)
+		return nil
+	}
+	var v *Var
+	switch l := lhs.(type) {
+	case *ast.Ident:
+		if LookupBuiltinVar(l.Name) != nil {
+			c.errorf(l.NamePos, "D_WRITE_INVAL", "%s is a read-only built-in variable", l.Name)
+			return rt
+		}
+		if _, ok := c.inlines[l.Name]; ok {
+			c.errorf(l.NamePos, "D_OP_LVAL", "operator %s requires modifiable lvalue as an operand", x.Op)
+			return rt
+		}
+		v = c.lookupVar(Global, l.Name, l.NamePos, true)
+		if v.Assoc {
+			c.errorf(l.NamePos, "D_ARR_BADREF", "%s is an associative array and must be subscripted", l.Name)
+			return rt
+		}
+	case *ast.SelfVar:
+		v = c.lookupVar(Self, l.Name, l.NamePos, true)
+	case *ast.ThisVar:
+		v = c.lookupVar(This, l.Name, l.NamePos, true)
+	case *ast.IndexExpr:
+		v = c.assocTarget(l)
+		if v == nil {
+			return rt
+		}
+	default:
+		c.expr(x.X)
+		c.errorf(x.X.Pos(), "D_OP_LVAL", "operator %s requires modifiable lvalue as an operand", x.Op)
+		return rt
+	}
+	c.info.Uses[lhs] = v
+	if rt == nil {
+		return v.Type
+	}
+	if x.Op != token.ASSIGN && v.Type == nil && c.final {
+		c.errorf(x.X.Pos(), "D_IDENT_UNDEF", "failed to resolve %s%s: unknown variable name", scopePrefix(v.Scope), v.Name)
+		return nil
+	}
+	c.setVarType(x, v, rt)
+	c.info.Types[lhs] = v.Type
+	return v.Type
+}
+
+// assocTarget resolves a[k...] or self->a[k...] on the left of =.
+func (c *checker) assocTarget(l *ast.IndexExpr) *Var {
+	var v *Var
+	switch b := ast.Unparen(l.X).(type) {
+	case *ast.Ident:
+		if b.Name == "args" || LookupBuiltinVar(b.Name) != nil {
+			c.errorf(b.NamePos, "D_WRITE_INVAL", "%s is a read-only built-in variable", b.Name)
+			return nil
+		}
+		v = c.lookupVar(Global, b.Name, b.NamePos, true)
+		c.info.Uses[b] = v
+	case *ast.SelfVar:
+		v = c.lookupVar(Self, b.Name, b.NamePos, true)
+		c.info.Uses[b] = v
+	default:
+		c.expr(l)
+		c.errorf(l.Pos(), "D_OP_LVAL", "operator = requires modifiable lvalue as an operand")
+		return nil
+	}
+	if v.Type != nil && !v.Assoc {
+		c.errorf(l.Lbrack, "D_ARR_BADREF", "%s%s is a scalar and may not be subscripted", scopePrefix(v.Scope), v.Name)
+		return nil
+	}
+	v.Assoc = true
+	c.keys(l, v)
+	return v
+}
+
+// setVarType fixes or reconciles the type of v with an assigned type.
+func (c *checker) setVarType(x *ast.AssignExpr, v *Var, t *Type) {
+	v.Assigned = true
+	if t.Kind == String {
+		st := StringType(c.cfg.StrSize)
+		if v.Type == nil {
+			if t.Repr != StrBuf {
+				st = t
+			}
+			v.Type = st
+			return
+		}
+		if v.Type.Kind != String {
+			c.errorf(x.OpPos, "D_OP_INCOMPAT", "operands have incompatible types: \"%s\" = \"%s\"", v.Type, t)
+			return
+		}
+		if v.Type.Repr != t.Repr {
+			v.Type = st
+		}
+		return
+	}
+	if v.Type == nil {
+		if t.Kind == Int {
+			t = promote(t)
+		}
+		v.Type = t
+		return
+	}
+	if v.Type.Kind == String || (v.Type.IsInt() != t.IsInt()) || (v.Type.Kind == Stack) != (t.Kind == Stack) {
+		c.errorf(x.OpPos, "D_OP_INCOMPAT", "operands have incompatible types: \"%s\" = \"%s\"", v.Type, t)
+		return
+	}
+	if t.Kind == Int && v.Type.Kind == Int && t.Size > v.Type.Size {
+		v.Type = t
+	}
+}
+
+// aggAssign checks @a[keys] = func(args).
+func (c *checker) aggAssign(x *ast.AssignExpr, av *ast.AggVar, ix *ast.IndexExpr) {
+	v := c.lookupVar(Aggregation, av.Name, av.AtPos, true)
+	c.info.Uses[av] = v
+	v.Type = TAgg
+	if x.Op != token.ASSIGN {
+		c.errorf(x.OpPos, "D_AGG_FUNC", "@%s: aggregation may only be assigned with =", av.Name)
+		return
+	}
+	call, ok := ast.Unparen(x.Y).(*ast.CallExpr)
+	var b *Builtin
+	if ok {
+		if id, ok := call.Fun.(*ast.Ident); ok {
+			b = LookupBuiltin(id.Name)
+		}
+	}
+	if b == nil || b.Kind != AggFunc {
+		c.expr(x.Y)
+		c.errorf(x.Y.Pos(), "D_AGG_FUNC", "@%s: aggregating function required as right-hand side", av.Name)
+		return
+	}
+	c.info.Calls[call] = b
+	if ix != nil {
+		var kt []*Type
+		for _, i := range ix.Indices {
+			t := c.expr(i)
+			if t == nil {
+				return
+			}
+			if t.Kind == Void || t.Kind == Agg {
+				c.errorf(i.Pos(), "D_AGG_KEY", "@%s: key #%d has no value", av.Name, len(kt)+1)
+				return
+			}
+			kt = append(kt, keyType(t))
+		}
+		if v.Keys == nil && !v.HasFunc {
+			v.Keys = kt
+		} else {
+			if len(kt) != len(v.Keys) {
+				c.errorf(ix.Lbrack, "D_AGG_MDIM", "@%s: aggregation redefined: %d keys, previously %d", av.Name, len(kt), len(v.Keys))
+				return
+			}
+			c.checkKeys(ix, v, kt)
+		}
+	} else if v.HasFunc && len(v.Keys) != 0 {
+		c.errorf(av.AtPos, "D_AGG_MDIM", "@%s: aggregation redefined: 0 keys, previously %d", av.Name, len(v.Keys))
+	}
+	if !c.checkArgCount(call, b) {
+		return
+	}
+	for _, a := range call.Args {
+		t := c.expr(a)
+		if t != nil && !t.IsInt() {
+			c.errorf(a.Pos(), "D_AGG_SCALAR", "%s( ) argument #%d must be of scalar type", b.Name, 1)
+			return
+		}
+	}
+	params, ok := c.aggParams(call, b)
+	if !ok {
+		return
+	}
+	if v.HasFunc {
+		if v.Func != b.Agg || v.Params != params {
+			c.errorf(call.Fun.Pos(), "D_AGG_REDEF", "@%s: aggregation redefined: %s( ), previously %s( ) at %s", av.Name, b.Name, v.Func, v.FuncPos)
+		}
+		return
+	}
+	v.HasFunc, v.Func, v.Params, v.FuncPos = true, b.Agg, params, call.Fun.Pos()
+}
+
+// aggParams evaluates the constant parameters of lquantize and llquantize.
+func (c *checker) aggParams(call *ast.CallExpr, b *Builtin) (value.AggParams, bool) {
+	var p value.AggParams
+	consts := func(from, to int) ([]int64, bool) {
+		var out []int64
+		for i := from; i < to && i < len(call.Args); i++ {
+			n, ok := c.constInt(call.Args[i])
+			if !ok {
+				c.errorf(call.Args[i].Pos(), "D_"+upper(b.Name)+"_NONCONST", "%s( ) argument #%d must be an integer constant", b.Name, i+1)
+				return nil, false
+			}
+			out = append(out, n)
+		}
+		return out, true
+	}
+	switch b.Agg {
+	case value.Lquantize:
+		v, ok := consts(1, 4)
+		if !ok {
+			return p, false
+		}
+		p.Base, p.Limit, p.Step = v[0], v[1], 1
+		if len(v) > 2 {
+			p.Step = v[2]
+		}
+		if p.Step <= 0 {
+			c.errorf(call.Args[3].Pos(), "D_LQUANT_STEPVAL", "lquantize( ) step must be greater than zero")
+			return p, false
+		}
+		if p.Limit <= p.Base {
+			c.errorf(call.Args[2].Pos(), "D_LQUANT_MISMATCH", "lquantize( ) base (argument #2) must be less than limit (argument #3)")
+			return p, false
+		}
+		if (p.Limit-p.Base)/p.Step > 65535 {
+			c.errorf(call.Args[2].Pos(), "D_LQUANT_STEPLARGE", "lquantize( ) has too many levels (at most 65535)")
+			return p, false
+		}
+	case value.Llquantize:
+		v, ok := consts(1, 5)
+		if !ok {
+			return p, false
+		}
+		p.Factor, p.Low, p.High, p.Steps = v[0], v[1], v[2], v[3]
+		switch {
+		case p.Factor < 2:
+			c.errorf(call.Args[1].Pos(), "D_LLQUANT_FACTORSMALL", "llquantize( ) factor (argument #2) must be two or more")
+			return p, false
+		case p.Low < 0:
+			c.errorf(call.Args[2].Pos(), "D_LLQUANT_LOWVAL", "llquantize( ) low magnitude (argument #3) must be non-negative")
+			return p, false
+		case p.High < p.Low:
+			c.errorf(call.Args[3].Pos(), "D_LLQUANT_HIGHVAL", "llquantize( ) high magnitude (argument #4) must be at least the low magnitude")
+			return p, false
+		case p.Steps < 1 || (p.Steps > p.Factor && p.Steps%p.Factor != 0) || (p.Steps < p.Factor && p.Factor%p.Steps != 0):
+			c.errorf(call.Args[4].Pos(), "D_LLQUANT_NSTEPMATCH", "llquantize( ) factor (argument #2) must evenly divide the number of steps per magnitude (argument #5), or the reverse")
+			return p, false
+		}
+		pow := int64(1)
+		for i := int64(0); i <= p.High; i++ {
+			if pow > (1<<62)/p.Factor {
+				c.errorf(call.Args[3].Pos(), "D_LLQUANT_MAGTOOBIG", "llquantize( ) factor (%d) raised to power of high magnitude (%d) overflows 64-bits", p.Factor, p.High)
+				return p, false
+			}
+			pow *= p.Factor
+		}
+	}
+	return p, true
+}
+
+func upper(s string) string {
+	b := []byte(s)
+	for i := range b {
+		if b[i] >= 'a' && b[i] <= 'z' {
+			b[i] -= 'a' - 'A'
+		}
+	}
+	switch string(b) {
+	case "LQUANTIZE":
+		return "LQUANT"
+	case "LLQUANTIZE":
+		return "LLQUANT"
+	}
+	return string(b)
+}

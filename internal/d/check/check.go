@@ -1,0 +1,545 @@
+// Package check is the D type checker. It resolves every name of a parsed
+// program (built-in variables, globals, thread-locals, clause-locals,
+// inlines, aggregations, subroutines and actions), matches each clause's
+// probe descriptions through a Resolver, and records the results in side
+// tables (Info); the tree itself is never modified.
+//
+// Invariants: every expression reachable from a checked clause has an entry
+// in Info.Types; every variable has one type for the whole program (the type
+// of its first assignment, in two passes so a clause may read a variable that
+// a later clause assigns); errors carry DTrace's tags.
+package check
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/sonde-trace/sonde/internal/d/ast"
+	"github.com/sonde-trace/sonde/internal/d/diag"
+	"github.com/sonde-trace/sonde/internal/d/token"
+	"github.com/sonde-trace/sonde/internal/provider"
+	"github.com/sonde-trace/sonde/internal/value"
+)
+
+// Resolver matches probe descriptions to probes.
+type Resolver interface {
+	Match(d provider.Desc) ([]*provider.Probe, error)
+}
+
+// Config is what the checker needs besides the program.
+type Config struct {
+	Resolver    Resolver
+	Macros      map[string]string // "1" -> "foo", "target" -> "1234"
+	ZeroMatches bool              // -Z: a description matching nothing is not an error
+	Destructive bool              // -w
+	StrSize     int               // strsize option
+}
+
+// VarScope says where a variable lives.
+type VarScope int
+
+// Variable scopes.
+const (
+	Global VarScope = iota
+	Self
+	This
+	Aggregation
+)
+
+// Var is a program variable.
+type Var struct {
+	Scope    VarScope
+	Name     string
+	Type     *Type
+	Keys     []*Type // associative arrays and aggregations: key types
+	Assoc    bool
+	ID       int // order of first appearance within its scope
+	Pos      token.Pos
+	Func     value.AggFunc // aggregations
+	Params   value.AggParams
+	HasFunc  bool
+	FuncPos  token.Pos
+	Assigned bool
+}
+
+// Clause is one checked probe clause.
+type Clause struct {
+	Node   *ast.ProbeClause
+	Index  int // 0-based in program order
+	Probes []*provider.Probe
+	Args   []*Type // types of args[] when every probe agrees; nil otherwise
+}
+
+// Call says what a call expression is.
+type Call struct {
+	Name    string
+	Builtin *Builtin
+}
+
+// Info holds the results of checking.
+type Info struct {
+	Types    map[ast.Expr]*Type
+	Consts   map[ast.Expr]Const // compile-time constants (literals, inlines, macros, sizeof)
+	Uses     map[ast.Expr]*Var  // variable references
+	Calls    map[*ast.CallExpr]*Builtin
+	Globals  []*Var
+	Selfs    []*Var
+	Thiss    []*Var
+	Aggs     []*Var
+	Clauses  []*Clause
+	Options  []Option // #pragma D option, in order
+	Probes   []*provider.Probe
+	Builtins map[*ast.Ident]*BuiltinVar
+}
+
+// Option is a #pragma D option.
+type Option struct {
+	Name, Value string
+	Pos         token.Pos
+}
+
+// Const is a compile-time constant.
+type Const struct {
+	IsStr bool
+	Int   int64
+	Str   string
+}
+
+type checker struct {
+	cfg     Config
+	info    *Info
+	errs    diag.List
+	vars    map[string]*Var // key: scope prefix + name
+	inlines map[string]*ast.InlineDecl
+	clause  *Clause
+	final   bool // second pass: report errors
+	types   map[string]*Type
+}
+
+// Check checks prog. Errors are returned sorted; Info is usable as far as
+// it got.
+func Check(progs []*ast.Program, cfg Config) (*Info, diag.List) {
+	if cfg.StrSize <= 0 {
+		cfg.StrSize = 256
+	}
+	c := &checker{
+		cfg: cfg,
+		info: &Info{
+			Types:    map[ast.Expr]*Type{},
+			Consts:   map[ast.Expr]Const{},
+			Uses:     map[ast.Expr]*Var{},
+			Calls:    map[*ast.CallExpr]*Builtin{},
+			Builtins: map[*ast.Ident]*BuiltinVar{},
+		},
+		vars:    map[string]*Var{},
+		inlines: map[string]*ast.InlineDecl{},
+		types:   map[string]*Type{},
+	}
+	for _, p := range progs {
+		c.collectDecls(p)
+	}
+	// Pass 1 infers variable types from assignments anywhere; pass 2
+	// checks with every variable known and reports errors.
+	for pass := 0; pass < 2; pass++ {
+		c.final = pass == 1
+		idx := 0
+		for _, p := range progs {
+			for _, d := range p.Decls {
+				if pc, ok := d.(*ast.ProbeClause); ok {
+					c.checkClause(pc, idx)
+					idx++
+				}
+			}
+		}
+	}
+	c.errs.Sort()
+	return c.info, c.errs
+}
+
+func (c *checker) errorf(pos token.Pos, tag, format string, args ...any) {
+	if !c.final {
+		return
+	}
+	c.errs.Add(pos, tag, format, args...)
+}
+
+func (c *checker) collectDecls(p *ast.Program) {
+	for _, d := range p.Decls {
+		switch d := d.(type) {
+		case *ast.PragmaDecl:
+			c.pragma(d)
+		case *ast.InlineDecl:
+			if _, dup := c.inlines[d.Name]; dup {
+				c.errs.Add(d.NamePos, "D_DECL_IDRED", "identifier redeclared: %s", d.Name)
+			}
+			c.inlines[d.Name] = d
+		case *ast.VarDecl:
+			c.declVar(d)
+		case *ast.TypedefDecl:
+			c.types[d.Name] = c.resolveType(d.Type)
+		case *ast.BadDecl, *ast.ProbeClause:
+		case *ast.StructDecl, *ast.EnumDecl, *ast.TranslatorDecl, *ast.ProviderDecl:
+			// Accepted; used by the USDT toolchain and translators.
+		}
+	}
+}
+
+func (c *checker) pragma(d *ast.PragmaDecl) {
+	switch d.Kind {
+	case "option":
+		for _, a := range d.Args {
+			name, val, _ := strings.Cut(a, "=")
+			c.info.Options = append(c.info.Options, Option{Name: name, Value: val, Pos: d.PragmaPos})
+		}
+	case "depends_on", "attributes", "binding", "ident", "line", "error", "":
+	default:
+		c.errs.Add(d.PragmaPos, "D_PRAGMA_INVAL", "invalid control directive: #pragma D %s", d.Kind)
+	}
+}
+
+func (c *checker) declVar(d *ast.VarDecl) {
+	t := c.resolveType(d.Type)
+	scope := Global
+	switch d.Scope {
+	case "self":
+		scope = Self
+	case "this":
+		scope = This
+	}
+	v := c.lookupVar(scope, d.Name, d.NamePos, true)
+	v.Type = t
+	if d.KeyTypes != nil {
+		v.Assoc = true
+		for _, kt := range d.KeyTypes {
+			v.Keys = append(v.Keys, c.resolveType(kt))
+		}
+	}
+}
+
+func (c *checker) resolveType(tn *ast.TypeName) *Type {
+	if tn == nil {
+		return TLong
+	}
+	spelled := strings.Join(tn.Words, " ")
+	if tn.Tag != "" {
+		spelled = tn.Tag + " " + spelled
+	}
+	var t *Type
+	if td, ok := c.types[spelled]; ok && tn.Tag == "" {
+		t = td
+	} else if spelled == "string" {
+		t = StringType(c.cfg.StrSize)
+	} else {
+		t = ParseCType(spelled)
+	}
+	for i := 0; i < tn.Stars; i++ {
+		t = &Type{Kind: Pointer, Size: 8, Elem: t, Name: t.String() + " *", User: tn.Userland}
+	}
+	return t
+}
+
+func scopePrefix(s VarScope) string {
+	return [...]string{"", "self->", "this->", "@"}[s]
+}
+
+// lookupVar finds or creates the variable name of scope s.
+func (c *checker) lookupVar(s VarScope, name string, pos token.Pos, create bool) *Var {
+	key := scopePrefix(s) + name
+	if v, ok := c.vars[key]; ok {
+		return v
+	}
+	if !create {
+		return nil
+	}
+	v := &Var{Scope: s, Name: name, Pos: pos}
+	switch s {
+	case Global:
+		v.ID = len(c.info.Globals)
+		c.info.Globals = append(c.info.Globals, v)
+	case Self:
+		v.ID = len(c.info.Selfs)
+		c.info.Selfs = append(c.info.Selfs, v)
+	case This:
+		v.ID = len(c.info.Thiss)
+		c.info.Thiss = append(c.info.Thiss, v)
+	case Aggregation:
+		v.ID = len(c.info.Aggs)
+		c.info.Aggs = append(c.info.Aggs, v)
+	}
+	c.vars[key] = v
+	return v
+}
+
+// ---------------------------------------------------------------------------
+// Clauses
+
+func (c *checker) checkClause(pc *ast.ProbeClause, idx int) {
+	var cl *Clause
+	if idx < len(c.info.Clauses) {
+		cl = c.info.Clauses[idx]
+	} else {
+		cl = &Clause{Node: pc, Index: idx}
+		c.info.Clauses = append(c.info.Clauses, cl)
+		c.matchProbes(cl)
+	}
+	c.clause = cl
+	if pc.Pred != nil {
+		t := c.expr(pc.Pred)
+		if t != nil && !t.IsInt() && t.Kind != String {
+			c.errorf(pc.Pred.Pos(), "D_PRED_SCALAR", "predicate result must be of scalar type")
+		}
+	}
+	if pc.Body != nil {
+		c.stmts(pc.Body.Stmts)
+	}
+}
+
+func (c *checker) matchProbes(cl *Clause) {
+	seen := map[uint32]bool{}
+	for _, pd := range cl.Node.Probes {
+		d := provider.Desc{Provider: pd.Provider, Module: pd.Module, Function: pd.Function, Name: pd.Name}
+		if c.cfg.Resolver == nil {
+			continue
+		}
+		ps, err := c.cfg.Resolver.Match(d)
+		if err != nil {
+			c.errs.Add(pd.DescPos, "D_PDESC_INVAL", "%s: %v", pd.Text, err)
+			continue
+		}
+		if len(ps) == 0 && !c.cfg.ZeroMatches {
+			c.errs.Add(pd.DescPos, "D_PDESC_ZERO", "probe description %s does not match any probes", pd.Text)
+		}
+		for _, p := range ps {
+			if !seen[p.ID] {
+				seen[p.ID] = true
+				cl.Probes = append(cl.Probes, p)
+			}
+		}
+	}
+	sort.Slice(cl.Probes, func(i, j int) bool { return cl.Probes[i].ID < cl.Probes[j].ID })
+	for _, p := range cl.Probes {
+		if _, dup := c.probeIndex(p); !dup {
+			c.info.Probes = append(c.info.Probes, p)
+		}
+	}
+	// args[] are typed when every matched probe agrees.
+	for i, p := range cl.Probes {
+		var ts []*Type
+		for _, a := range p.Args {
+			at := a.XType
+			if at == "" {
+				at = a.Type
+			}
+			ts = append(ts, c.argType(at))
+		}
+		if i == 0 {
+			cl.Args = ts
+			continue
+		}
+		if len(ts) != len(cl.Args) {
+			cl.Args = nil
+			break
+		}
+		for j := range ts {
+			if !Same(ts[j], cl.Args[j]) {
+				cl.Args = nil
+				break
+			}
+		}
+		if cl.Args == nil {
+			break
+		}
+	}
+}
+
+func (c *checker) argType(s string) *Type {
+	t := ParseCType(s)
+	if t.Kind == Pointer && t.Elem.Kind == Int && t.Elem.Size == 1 {
+		// char * arguments stay addresses: copyinstr() reads them.
+		return t
+	}
+	return t
+}
+
+func (c *checker) probeIndex(p *provider.Probe) (int, bool) {
+	for i, q := range c.info.Probes {
+		if q.ID == p.ID {
+			return i, true
+		}
+	}
+	return -1, false
+}
+
+// ---------------------------------------------------------------------------
+// Statements
+
+func (c *checker) stmts(list []ast.Stmt) {
+	for _, s := range list {
+		c.stmt(s)
+	}
+}
+
+func (c *checker) stmt(s ast.Stmt) {
+	switch s := s.(type) {
+	case *ast.ExprStmt:
+		c.exprStmt(s.X)
+	case *ast.BlockStmt:
+		c.stmts(s.Stmts)
+	case *ast.IfStmt:
+		t := c.expr(s.Cond)
+		if t != nil && !t.IsInt() && t.Kind != String {
+			c.errorf(s.Cond.Pos(), "D_IF_SCALAR", "if-statement condition must be of scalar type")
+		}
+		c.stmt(s.Then)
+		if s.Else != nil {
+			c.stmt(s.Else)
+		}
+	case *ast.DeclStmt:
+		c.declVar(s.Decl)
+	case *ast.EmptyStmt, *ast.BadStmt:
+	}
+}
+
+func (c *checker) exprStmt(e ast.Expr) {
+	switch x := ast.Unparen(e).(type) {
+	case *ast.AssignExpr:
+		c.assign(x)
+		return
+	case *ast.CallExpr:
+		c.call(x, true)
+		return
+	}
+	c.expr(e)
+}
+
+// ---------------------------------------------------------------------------
+// Constants
+
+// ConstInt evaluates e as an integer constant.
+func (c *checker) constInt(e ast.Expr) (int64, bool) {
+	if k, ok := c.info.Consts[e]; ok && !k.IsStr {
+		return k.Int, true
+	}
+	switch x := e.(type) {
+	case *ast.IntLit:
+		return int64(x.Value), true
+	case *ast.ParenExpr:
+		return c.constInt(x.X)
+	case *ast.UnaryExpr:
+		v, ok := c.constInt(x.X)
+		if !ok {
+			return 0, false
+		}
+		switch x.Op {
+		case token.SUB:
+			return -v, true
+		case token.ADD:
+			return v, true
+		case token.TILDE:
+			return ^v, true
+		case token.NOT:
+			return b2i(v == 0), true
+		}
+	case *ast.BinaryExpr:
+		a, ok1 := c.constInt(x.X)
+		b, ok2 := c.constInt(x.Y)
+		if !ok1 || !ok2 {
+			return 0, false
+		}
+		return foldBinary(x.Op, a, b)
+	case *ast.Ident:
+		if in, ok := c.inlines[x.Name]; ok {
+			return c.constInt(in.Value)
+		}
+	case *ast.MacroVar:
+		if v, ok := c.cfg.Macros[x.Name]; ok && !x.Quoted {
+			n, err := strconv.ParseInt(v, 0, 64)
+			return n, err == nil
+		}
+	case *ast.CastExpr:
+		return c.constInt(x.X)
+	case *ast.SizeofExpr:
+		if k, ok := c.info.Consts[e]; ok {
+			return k.Int, true
+		}
+	}
+	return 0, false
+}
+
+func b2i(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func foldBinary(op token.Kind, a, b int64) (int64, bool) {
+	switch op {
+	case token.ADD:
+		return a + b, true
+	case token.SUB:
+		return a - b, true
+	case token.MUL:
+		return a * b, true
+	case token.QUO:
+		if b == 0 {
+			return 0, false
+		}
+		return a / b, true
+	case token.REM:
+		if b == 0 {
+			return 0, false
+		}
+		return a % b, true
+	case token.SHL:
+		return a << uint(b), true
+	case token.SHR:
+		return a >> uint(b), true
+	case token.AND:
+		return a & b, true
+	case token.OR:
+		return a | b, true
+	case token.XOR:
+		return a ^ b, true
+	case token.EQL:
+		return b2i(a == b), true
+	case token.NEQ:
+		return b2i(a != b), true
+	case token.LSS:
+		return b2i(a < b), true
+	case token.LEQ:
+		return b2i(a <= b), true
+	case token.GTR:
+		return b2i(a > b), true
+	case token.GEQ:
+		return b2i(a >= b), true
+	case token.LAND:
+		return b2i(a != 0 && b != 0), true
+	case token.LOR:
+		return b2i(a != 0 || b != 0), true
+	case token.LXOR:
+		return b2i((a != 0) != (b != 0)), true
+	}
+	return 0, false
+}
+
+func (c *checker) setType(e ast.Expr, t *Type) *Type {
+	c.info.Types[e] = t
+	return t
+}
+
+func describe(e ast.Expr) string {
+	switch x := e.(type) {
+	case *ast.Ident:
+		return x.Name
+	case *ast.AggVar:
+		return "@" + x.Name
+	case *ast.SelfVar:
+		return "self->" + x.Name
+	case *ast.ThisVar:
+		return "this->" + x.Name
+	}
+	return fmt.Sprintf("%T", e)
+}

@@ -1,0 +1,517 @@
+package check
+
+import (
+	"strconv"
+
+	"github.com/sonde-trace/sonde/internal/d/ast"
+	"github.com/sonde-trace/sonde/internal/d/token"
+)
+
+// expr type-checks e and returns its type (nil when unknown: an error has
+// been or will be reported, or, in pass 1, a variable is not yet typed).
+func (c *checker) expr(e ast.Expr) *Type {
+	t := c.expr1(e)
+	if t != nil {
+		c.info.Types[e] = t
+	}
+	return t
+}
+
+func (c *checker) expr1(e ast.Expr) *Type {
+	switch x := e.(type) {
+	case *ast.BadExpr:
+		return nil
+	case *ast.IntLit:
+		return c.intLit(x)
+	case *ast.StringLit:
+		c.info.Consts[x] = Const{IsStr: true, Str: x.Value}
+		return StringType(len(x.Value) + 1)
+	case *ast.MacroVar:
+		return c.macroVar(x)
+	case *ast.Ident:
+		return c.ident(x)
+	case *ast.ParenExpr:
+		t := c.expr(x.X)
+		if k, ok := c.info.Consts[x.X]; ok {
+			c.info.Consts[x] = k
+		}
+		return t
+	case *ast.SelfVar:
+		return c.varRef(x, Self, x.Name, x.NamePos)
+	case *ast.ThisVar:
+		return c.varRef(x, This, x.Name, x.NamePos)
+	case *ast.AggVar:
+		c.errorf(x.AtPos, "D_AGG_SCALAR", "aggregation @%s may not be used as a scalar", x.Name)
+		return nil
+	case *ast.UnaryExpr:
+		return c.unary(x)
+	case *ast.PostfixExpr:
+		c.lvalue(x.X)
+		return c.expr(x.X)
+	case *ast.BinaryExpr:
+		return c.binary(x)
+	case *ast.AssignExpr:
+		return c.assign(x)
+	case *ast.CondExpr:
+		return c.cond(x)
+	case *ast.CallExpr:
+		return c.call(x, false)
+	case *ast.IndexExpr:
+		return c.index(x)
+	case *ast.SelectorExpr:
+		c.expr(x.X)
+		c.errorf(x.OpPos, "D_OPERAND", "member %s: operator %s cannot be applied to this operand", x.Sel, arrow(x.Arrow))
+		return nil
+	case *ast.CastExpr:
+		return c.cast(x)
+	case *ast.SizeofExpr:
+		return c.sizeof(x)
+	case *ast.StringofExpr:
+		t := c.expr(x.X)
+		if t != nil && t.Kind == String {
+			return t
+		}
+		return StringType(c.cfg.StrSize)
+	case *ast.OffsetofExpr:
+		c.errorf(x.OffsetofPos, "D_OFFSETOF_TYPE", "offsetof operand must be a struct or union type")
+		return nil
+	case *ast.XlateExpr:
+		c.expr(x.X)
+		c.errorf(x.XlatePos, "D_XLATE_NONE", "translator does not exist: %s", typeNameString(x.Type))
+		return nil
+	}
+	return nil
+}
+
+func arrow(a bool) string {
+	if a {
+		return "->"
+	}
+	return "."
+}
+
+func typeNameString(tn *ast.TypeName) string {
+	s := ""
+	if tn.Tag != "" {
+		s = tn.Tag + " "
+	}
+	for i, w := range tn.Words {
+		if i > 0 {
+			s += " "
+		}
+		s += w
+	}
+	for i := 0; i < tn.Stars; i++ {
+		s += " *"
+	}
+	return s
+}
+
+func (c *checker) intLit(x *ast.IntLit) *Type {
+	c.info.Consts[x] = Const{Int: int64(x.Value)}
+	v := x.Value
+	switch {
+	case x.IsChar:
+		return TInt
+	case x.Long == 0 && !x.Unsigned && v <= 0x7fffffff:
+		return TInt
+	case x.Long == 0 && v <= 0xffffffff && (x.Unsigned || isOctHex(x.Raw)):
+		return TUint
+	case !x.Unsigned && v <= 0x7fffffffffffffff:
+		return TLong
+	}
+	return TUlong
+}
+
+func isOctHex(raw string) bool { return len(raw) > 1 && raw[0] == '0' }
+
+func (c *checker) macroVar(x *ast.MacroVar) *Type {
+	v, ok := c.cfg.Macros[x.Name]
+	if !ok {
+		c.errorf(x.DollarPos, "D_MACRO_UNDEF", "macro argument $%s is not defined", x.Name)
+		return nil
+	}
+	if !x.Quoted {
+		if n, err := strconv.ParseInt(v, 0, 64); err == nil {
+			c.info.Consts[x] = Const{Int: n}
+			if n >= -1<<31 && n < 1<<31 {
+				return TInt
+			}
+			return TLong
+		}
+	}
+	c.info.Consts[x] = Const{IsStr: true, Str: v}
+	return StringType(len(v) + 1)
+}
+
+func (c *checker) ident(x *ast.Ident) *Type {
+	if bv := LookupBuiltinVar(x.Name); bv != nil {
+		if bv.ID == BArgs {
+			c.errorf(x.NamePos, "D_ARGS_IDX", "args[] must be subscripted")
+			return nil
+		}
+		c.info.Builtins[x] = bv
+		return bv.Type
+	}
+	if in, ok := c.inlines[x.Name]; ok {
+		t := c.expr(in.Value)
+		if in.Type != nil {
+			t = c.resolveType(in.Type)
+		}
+		if k, ok := c.info.Consts[in.Value]; ok {
+			c.info.Consts[x] = k
+		} else if v, ok := c.constInt(in.Value); ok {
+			c.info.Consts[x] = Const{Int: v}
+		}
+		return t
+	}
+	if v := c.lookupVar(Global, x.Name, x.NamePos, false); v != nil {
+		if v.Assoc {
+			c.errorf(x.NamePos, "D_ARR_BADREF", "%s is an associative array and must be subscripted", x.Name)
+			return nil
+		}
+		c.info.Uses[x] = v
+		return v.Type
+	}
+	if LookupBuiltin(x.Name) != nil {
+		c.errorf(x.NamePos, "D_FUNC_IDENT", "%s is a function and must be called", x.Name)
+		return nil
+	}
+	c.errorf(x.NamePos, "D_IDENT_UNDEF", "failed to resolve %s: unknown variable name", x.Name)
+	return nil
+}
+
+func (c *checker) varRef(x ast.Expr, s VarScope, name string, pos token.Pos) *Type {
+	v := c.lookupVar(s, name, pos, false)
+	if v == nil || v.Type == nil {
+		c.errorf(pos, "D_IDENT_UNDEF", "failed to resolve %s%s: unknown variable name", scopePrefix(s), name)
+		return nil
+	}
+	c.info.Uses[x] = v
+	return v.Type
+}
+
+func (c *checker) unary(x *ast.UnaryExpr) *Type {
+	t := c.expr(x.X)
+	if t == nil {
+		return nil
+	}
+	if v, ok := c.constInt(x); ok {
+		c.info.Consts[x] = Const{Int: v}
+	}
+	switch x.Op {
+	case token.NOT:
+		if !t.IsInt() && t.Kind != String {
+			c.errorf(x.OpPos, "D_OP_SCALAR", "operator ! requires an operand of scalar type")
+		}
+		return TInt
+	case token.SUB, token.ADD, token.TILDE:
+		if !t.IsInt() {
+			c.errorf(x.OpPos, "D_OP_ARITH", "operator %s requires an operand of arithmetic type", x.Op)
+			return nil
+		}
+		return promote(t)
+	case token.INC, token.DEC:
+		c.lvalue(x.X)
+		return t
+	case token.MUL:
+		if t.Kind != Pointer {
+			c.errorf(x.OpPos, "D_DEREF_NONPTR", "cannot dereference non-pointer type")
+			return nil
+		}
+		if t.Elem.Kind == Void {
+			c.errorf(x.OpPos, "D_DEREF_VOID", "cannot dereference pointer to void")
+			return nil
+		}
+		return t.Elem
+	case token.AND:
+		c.errorf(x.OpPos, "D_ADDROF_VAR", "cannot take address of dynamic variable")
+		return nil
+	}
+	return nil
+}
+
+// promote applies the integer promotions.
+func promote(t *Type) *Type {
+	if t.Kind == Int && t.Size < 4 {
+		return TInt
+	}
+	return t
+}
+
+// arith is the usual arithmetic conversion of a and b.
+func arith(a, b *Type) *Type {
+	a, b = promote(a), promote(b)
+	if a.Kind == Pointer {
+		return a
+	}
+	if b.Kind == Pointer {
+		return b
+	}
+	if a.Size > b.Size {
+		return a
+	}
+	if b.Size > a.Size {
+		return b
+	}
+	if !a.Signed {
+		return a
+	}
+	return b
+}
+
+func (c *checker) binary(x *ast.BinaryExpr) *Type {
+	a, b := c.expr(x.X), c.expr(x.Y)
+	if a == nil || b == nil {
+		return nil
+	}
+	if v, ok := c.constInt(x); ok {
+		c.info.Consts[x] = Const{Int: v}
+	}
+	switch x.Op {
+	case token.LAND, token.LOR, token.LXOR:
+		if !scalarish(a) || !scalarish(b) {
+			c.errorf(x.OpPos, "D_OP_SCALAR", "operator %s requires operands of scalar type", x.Op)
+		}
+		return TInt
+	case token.EQL, token.NEQ, token.LSS, token.LEQ, token.GTR, token.GEQ:
+		if (a.Kind == String) != (b.Kind == String) {
+			c.errorf(x.OpPos, "D_OP_INCOMPAT", "operands have incompatible types: \"%s\" %s \"%s\"", a, x.Op, b)
+			return TInt
+		}
+		if a.Kind != String && (!a.IsInt() || !b.IsInt()) {
+			c.errorf(x.OpPos, "D_OP_SCALAR", "operator %s requires operands of scalar type", x.Op)
+		}
+		return TInt
+	}
+	if !a.IsInt() || !b.IsInt() {
+		c.errorf(x.OpPos, "D_OP_ARITH", "operator %s requires operands of arithmetic type", x.Op)
+		return nil
+	}
+	if x.Op == token.SHL || x.Op == token.SHR {
+		return promote(a)
+	}
+	if x.Op == token.SUB && a.Kind == Pointer && b.Kind == Pointer {
+		return TLong
+	}
+	return arith(a, b)
+}
+
+func scalarish(t *Type) bool { return t.IsInt() || t.Kind == String }
+
+func (c *checker) cond(x *ast.CondExpr) *Type {
+	ct := c.expr(x.Cond)
+	a, b := c.expr(x.X), c.expr(x.Y)
+	if ct != nil && !scalarish(ct) {
+		c.errorf(x.Cond.Pos(), "D_OP_SCALAR", "operator ?: requires a scalar first operand")
+	}
+	if a == nil || b == nil {
+		return nil
+	}
+	if a.Kind == String && b.Kind == String {
+		if a.Size >= b.Size {
+			return a
+		}
+		return b
+	}
+	if a.IsInt() && b.IsInt() {
+		return arith(a, b)
+	}
+	c.errorf(x.Quest, "D_OP_INCOMPAT", "operator ?: operands must have compatible types")
+	return nil
+}
+
+func (c *checker) cast(x *ast.CastExpr) *Type {
+	t := c.expr(x.X)
+	to := c.resolveType(x.Type)
+	if v, ok := c.constInt(x.X); ok && to.Kind == Int {
+		c.info.Consts[x] = Const{Int: truncate(v, to)}
+	}
+	if t == nil {
+		return to
+	}
+	if to.Kind == String {
+		c.errorf(x.Lparen, "D_CAST_INVAL", "invalid cast expression: \"%s\" to \"string\" (use stringof)", t)
+		return nil
+	}
+	if !t.IsInt() && to.IsInt() {
+		c.errorf(x.Lparen, "D_CAST_INVAL", "invalid cast expression: \"%s\" to \"%s\"", t, to)
+		return nil
+	}
+	return to
+}
+
+// truncate converts v as a cast to integer type t does.
+func truncate(v int64, t *Type) int64 {
+	switch t.Size {
+	case 1:
+		if t.Signed {
+			return int64(int8(v))
+		}
+		return int64(uint8(v))
+	case 2:
+		if t.Signed {
+			return int64(int16(v))
+		}
+		return int64(uint16(v))
+	case 4:
+		if t.Signed {
+			return int64(int32(v))
+		}
+		return int64(uint32(v))
+	}
+	return v
+}
+
+func (c *checker) sizeof(x *ast.SizeofExpr) *Type {
+	var t *Type
+	if x.Type != nil {
+		t = c.resolveType(x.Type)
+	} else {
+		t = c.expr(x.X)
+	}
+	if t != nil {
+		sz := t.Size
+		if t.Kind == Pointer {
+			sz = 8
+		}
+		c.info.Consts[x] = Const{Int: int64(sz)}
+	}
+	return &Type{Kind: Int, Size: 8, Name: "size_t"}
+}
+
+func (c *checker) index(x *ast.IndexExpr) *Type {
+	switch b := ast.Unparen(x.X).(type) {
+	case *ast.Ident:
+		if b.Name == "args" && LookupBuiltinVar("args") != nil && c.lookupVar(Global, "args", b.NamePos, false) == nil {
+			return c.argsIndex(x, b)
+		}
+		if v := c.lookupVar(Global, b.Name, b.NamePos, false); v != nil && v.Assoc {
+			c.info.Uses[b] = v
+			c.keys(x, v)
+			if v.Type == nil {
+				return nil
+			}
+			return v.Type
+		}
+		if LookupBuiltinVar(b.Name) == nil {
+			c.errorf(b.NamePos, "D_IDENT_UNDEF", "failed to resolve %s: unknown variable name", b.Name)
+			return nil
+		}
+	case *ast.AggVar:
+		c.errorf(b.AtPos, "D_AGG_SCALAR", "aggregation @%s may not be used as a scalar", b.Name)
+		return nil
+	case *ast.SelfVar:
+		v := c.lookupVar(Self, b.Name, b.NamePos, false)
+		if v != nil && v.Assoc {
+			c.info.Uses[b] = v
+			c.keys(x, v)
+			return v.Type
+		}
+	}
+	t := c.expr(x.X)
+	for _, i := range x.Indices {
+		c.expr(i)
+	}
+	if t == nil {
+		return nil
+	}
+	if t.Kind != Pointer && t.Kind != Array {
+		c.errorf(x.Lbrack, "D_IDX_NONPTR", "[ ] may not be applied to a non-pointer, non-array expression")
+		return nil
+	}
+	if len(x.Indices) != 1 {
+		c.errorf(x.Lbrack, "D_IDX_ARGS", "array subscript requires exactly one index")
+		return nil
+	}
+	return t.Elem
+}
+
+func (c *checker) argsIndex(x *ast.IndexExpr, id *ast.Ident) *Type {
+	c.info.Builtins[id] = LookupBuiltinVar("args")
+	if len(x.Indices) != 1 {
+		c.errorf(x.Lbrack, "D_ARGS_IDX", "args[] requires exactly one index")
+		return nil
+	}
+	c.expr(x.Indices[0])
+	n, ok := c.constInt(x.Indices[0])
+	if !ok {
+		c.errorf(x.Indices[0].Pos(), "D_ARGS_IDX", "index of args[] must be an integer constant")
+		return nil
+	}
+	cl := c.clause
+	if cl.Args == nil {
+		if len(cl.Probes) > 1 {
+			c.errorf(x.Lbrack, "D_ARGS_MULTI", "args[] may not be referenced because probe description %s matches probes with different argument types", cl.Node.Probes[0].Text)
+			return nil
+		}
+		return TLong
+	}
+	if n < 0 || int(n) >= len(cl.Args) {
+		c.errorf(x.Indices[0].Pos(), "D_ARGS_IDX", "index %d is out of range for %s args[ ]", n, cl.Node.Probes[0].Text)
+		return nil
+	}
+	if n >= 10 {
+		c.errorf(x.Indices[0].Pos(), "D_ARGS_IDX", "args[%d] is beyond the 10 arguments sonde records", n)
+		return nil
+	}
+	return cl.Args[n]
+}
+
+// keys checks the key tuple of an associative array reference.
+func (c *checker) keys(x *ast.IndexExpr, v *Var) {
+	var kt []*Type
+	for _, i := range x.Indices {
+		t := c.expr(i)
+		if t == nil {
+			return
+		}
+		kt = append(kt, keyType(t))
+	}
+	if v.Keys == nil {
+		v.Keys = kt
+		return
+	}
+	c.checkKeys(x, v, kt)
+}
+
+func (c *checker) checkKeys(x *ast.IndexExpr, v *Var, kt []*Type) {
+	if len(kt) != len(v.Keys) {
+		c.errorf(x.Lbrack, "D_ARR_BADREF", "%s%s used with %d keys, previously %d", scopePrefix(v.Scope), v.Name, len(kt), len(v.Keys))
+		return
+	}
+	for i := range kt {
+		if (kt[i].Kind == String) != (v.Keys[i].Kind == String) || (kt[i].Kind == Stack) != (v.Keys[i].Kind == Stack) {
+			c.errorf(x.Indices[i].Pos(), "D_ARR_BADREF", "%s%s key #%d is of type %s, previously %s", scopePrefix(v.Scope), v.Name, i+1, kt[i], v.Keys[i])
+			return
+		}
+		if kt[i].Kind == Int && v.Keys[i].Kind == Int && kt[i].Size > v.Keys[i].Size {
+			v.Keys[i] = kt[i]
+		}
+	}
+}
+
+// keyType is the type a value takes as a key: integers widen to 64 bits
+// with their signedness.
+func keyType(t *Type) *Type {
+	if t.Kind == Int && t.Size < 8 {
+		if t.Signed {
+			return TLong
+		}
+		return TUlong
+	}
+	return t
+}
+
+// lvalue checks that e can be assigned.
+func (c *checker) lvalue(e ast.Expr) {
+	switch x := ast.Unparen(e).(type) {
+	case *ast.Ident:
+		if LookupBuiltinVar(x.Name) != nil {
+			c.errorf(x.NamePos, "D_WRITE_INVAL", "operator = may not be applied to built-in variable %s", x.Name)
+		}
+	case *ast.SelfVar, *ast.ThisVar, *ast.IndexExpr:
+	default:
+		c.errorf(e.Pos(), "D_OP_LVAL", "operator requires modifiable lvalue as an operand")
+	}
+}

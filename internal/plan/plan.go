@@ -1,0 +1,192 @@
+// Package plan is the deterministic description of a compiled D program:
+// one BPF program per kernel hook (with symbolic labels and map references),
+// the map specs, and the record and aggregation descriptors that are the
+// only contract between the code generator and the consumer. Nothing here
+// touches the kernel.
+package plan
+
+import (
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
+
+	"github.com/sonde-trace/sonde/internal/d/token"
+	"github.com/sonde-trace/sonde/internal/provider"
+	"github.com/sonde-trace/sonde/internal/value"
+)
+
+// Map names used by generated code.
+const (
+	MapScratch = "scratch" // per-CPU array, 1 entry: probe context, this-> vars, temporaries, records
+	MapRing    = "ring"    // ring buffer of records
+	MapGlobals = "globals" // array, 1 entry: global scalars
+	MapSelf    = "self"    // task storage: self-> variables
+	MapStats   = "stats"   // per-CPU array of counters (Stat*)
+)
+
+// Counters in the stats map (u64 each, summed over CPUs).
+const (
+	StatDrops    = iota // records the ring buffer had no room for
+	StatAggDrops        // aggregation entries that did not fit
+	StatDynDrops        // dynamic variables (self->, assoc) that did not fit
+	StatErrors          // runtime errors
+	NumStats
+)
+
+// Record header: every record begins with these fields.
+const (
+	HdrEPID    = 0  // u32: clause EPID (1-based); ErrorEPID for error records
+	HdrProbe   = 4  // u32: probe ID that fired
+	HdrCPU     = 8  // u32: CPU
+	HdrMask    = 16 // u64: which conditional actions ran (bit per action with Cond set)
+	HdrSize    = 24 // first action data
+	ErrorEPID  = 0xffffffff
+	ErrClause  = 12 // u32: EPID of the failing clause (error records)
+	ErrFault   = 16 // u32: Fault*
+	ErrSite    = 20 // u32: index into Plan.Sites
+	ErrAddr    = 24 // u64: faulting address or value
+	ErrRecSize = 32
+)
+
+// Faults reported by error records, with DTrace's names.
+const (
+	FaultBadAddr = 1 // invalid address
+	FaultDivZero = 2 // divide-by-zero
+	FaultBadSize = 3
+	FaultSpec    = 4 // speculation
+)
+
+// Plan is a compiled program.
+type Plan struct {
+	Programs []*Program
+	Maps     []*ebpf.MapSpec
+	Records  []*Record // by EPID-1
+	Aggs     []*Agg    // by aggregation ID
+	Probes   []*provider.Probe
+	Sites    []Site // error sites: where a runtime error can happen
+	// Globals: offsets of the consumer-set constants in the globals map.
+	GlobalWallOffset int
+	Options          map[string]string
+	NeedsSelf        bool
+}
+
+// Site is a place in the D source where a runtime error can be raised.
+type Site struct {
+	Pos    token.Pos
+	Action int // 1-based action number in the clause; 0 for the predicate
+}
+
+// Program is the BPF program for one hook.
+type Program struct {
+	Name   string
+	Hook   provider.Hook
+	Owner  provider.Provider
+	Type   ebpf.ProgramType
+	Insns  asm.Instructions
+	Probes []*provider.Probe
+}
+
+// Action kinds.
+type ActionKind int
+
+// Actions that produce record data.
+const (
+	ActDefault     ActionKind = iota // empty clause: just the probe line
+	ActTrace                         // trace(x): Fields[0]
+	ActPrintf                        // printf(Format, Fields...)
+	ActPrinta                        // printa([Format,] Aggs...)
+	ActExit                          // exit(Fields[0])
+	ActClear                         // clear(Aggs[0])
+	ActTrunc                         // trunc(Aggs[0], Fields[0] if any)
+	ActNormalize                     // normalize(Aggs[0], Fields[0])
+	ActDenormalize                   // denormalize(Aggs[0])
+	ActStack                         // stack()/ustack() as a statement
+	ActTracemem                      // tracemem(addr, Fields[0]=bytes)
+	ActSetopt                        // setopt(Str, Str2)
+	ActSystem                        // system(Format, Fields...)
+	ActRaise                         // raise(Fields[0])
+	ActStop                          // stop()
+	ActSpeculate                     // speculate(Fields[0]): the rest of the record is speculative
+	ActCommit                        // commit(Fields[0])
+	ActDiscard                       // discard(Fields[0])
+)
+
+// FieldKind says how to decode a field.
+type FieldKind int
+
+// Field kinds.
+const (
+	FInt       FieldKind = iota // Size bytes, Signed
+	FString                     // NUL-terminated within Size bytes
+	FProbeProv                  // u32 probe ID -> its provider
+	FProbeMod
+	FProbeFunc
+	FProbeName
+	FKStack // u64 count + Depth u64 addresses (kernel)
+	FUStack // u64 pid + u64 count + Depth u64 addresses (user)
+	FSym    // u64 address; SymKind says how to show it
+	FUSym   // u64 pid, u64 address
+	FBytes  // raw bytes
+)
+
+// Field is one datum in a record or a key.
+type Field struct {
+	Kind    FieldKind
+	Offset  int
+	Size    int
+	Signed  bool
+	Depth   int // stacks
+	SymKind value.Kind
+}
+
+// Action is one data-recording action of a clause.
+type Action struct {
+	Kind   ActionKind
+	Fields []Field
+	Format string // printf/printa/system format ("" for printa without one)
+	Aggs   []int  // printa/clear/trunc/normalize: aggregation IDs
+	Cond   bool   // inside if/else: present only when its mask bit is set
+	Bit    int
+	Str    []string // setopt: constant arguments
+	Pos    token.Pos
+}
+
+// Record describes the records one clause emits.
+type Record struct {
+	EPID    uint32
+	Clause  int
+	Size    int
+	Actions []Action
+	Pos     token.Pos
+	Probes  []*provider.Probe
+}
+
+// Agg describes one aggregation variable.
+type Agg struct {
+	ID      int
+	Name    string
+	Func    value.AggFunc
+	Params  value.AggParams
+	Keys    []Field
+	KeySize int
+	ValSize int
+	Buckets int
+	Map     string
+}
+
+// FieldOffset marks a 64-bit constant load whose value must be the offset
+// of Struct.Field in the running kernel (resolved from its BTF at load).
+type FieldOffset struct{ Struct, Field string }
+
+type fieldOffsetKey struct{}
+
+// WithFieldOffset marks ins as a FieldOffset constant.
+func WithFieldOffset(ins asm.Instruction, structName, field string) asm.Instruction {
+	ins.Metadata.Set(fieldOffsetKey{}, FieldOffset{structName, field})
+	return ins
+}
+
+// FieldOffsetOf returns the FieldOffset mark of ins, if any.
+func FieldOffsetOf(ins asm.Instruction) (FieldOffset, bool) {
+	fo, ok := ins.Metadata.Get(fieldOffsetKey{}).(FieldOffset)
+	return fo, ok
+}

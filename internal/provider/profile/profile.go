@@ -1,0 +1,176 @@
+// Package profile is the profile provider: profile-N fires on every CPU N
+// times a second (or every N units: profile-10ms), tick-N on one CPU. Both
+// are perf software CPU-clock events; arg0 is the kernel PC (0 in user
+// mode), arg1 the user PC (0 in kernel mode).
+package profile
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
+
+	"github.com/sonde-trace/sonde/internal/provider"
+)
+
+// Provider is the profile provider.
+type Provider struct {
+	mu      sync.Mutex
+	created []*provider.Probe
+}
+
+// The probes listed before any is asked for, as DTrace lists them.
+var standard = []string{
+	"profile-97", "profile-199", "profile-499", "profile-997", "profile-1999",
+	"profile-4001", "profile-4999", "tick-1", "tick-10", "tick-100", "tick-500",
+	"tick-1000", "tick-5000", "tick-1sec", "tick-10sec",
+}
+
+// Name implements provider.Provider.
+func (*Provider) Name() string { return "profile" }
+
+// Period parses a profile or tick probe name into its period in ns.
+func Period(name string) (period uint64, allCPU bool, err error) {
+	var spec string
+	switch {
+	case strings.HasPrefix(name, "profile-"):
+		spec, allCPU = name[len("profile-"):], true
+	case strings.HasPrefix(name, "tick-"):
+		spec = name[len("tick-"):]
+	default:
+		return 0, false, fmt.Errorf("not a profile probe")
+	}
+	i := 0
+	for i < len(spec) && spec[i] >= '0' && spec[i] <= '9' {
+		i++
+	}
+	if i == 0 {
+		return 0, false, fmt.Errorf("invalid rate in %q", name)
+	}
+	n, err := strconv.ParseUint(spec[:i], 10, 64)
+	if err != nil || n == 0 {
+		return 0, false, fmt.Errorf("invalid rate in %q", name)
+	}
+	unit := map[string]uint64{
+		"": 0, "hz": 0, "ns": 1, "nsec": 1, "us": 1e3, "usec": 1e3, "ms": 1e6, "msec": 1e6,
+		"s": 1e9, "sec": 1e9, "m": 60e9, "min": 60e9, "h": 3600e9, "hour": 3600e9, "d": 86400e9, "day": 86400e9,
+	}
+	mul, ok := unit[spec[i:]]
+	if !ok {
+		return 0, false, fmt.Errorf("invalid unit %q in %q", spec[i:], name)
+	}
+	if mul == 0 {
+		if n > 1e9 {
+			return 0, false, fmt.Errorf("rate too high in %q", name)
+		}
+		period = uint64(1e9) / n
+	} else {
+		period = n * mul
+	}
+	if period < 100000 {
+		return 0, false, fmt.Errorf("%s: interval is below the minimum of 100us", name)
+	}
+	return period, allCPU, nil
+}
+
+func (p *Provider) probe(name string) (*provider.Probe, error) {
+	for _, q := range p.created {
+		if q.Name == name {
+			return q, nil
+		}
+	}
+	period, all, err := Period(name)
+	if err != nil {
+		return nil, err
+	}
+	q := &provider.Probe{
+		ID: uint32(len(p.created)), Provider: "profile", Name: name,
+		Args:  []provider.Arg{{Type: "uintptr_t", Name: "pc"}, {Type: "uintptr_t", Name: "upc"}},
+		Hook:  provider.Hook{Kind: provider.HookPerf, Name: name, Period: period, AllCPU: all},
+		Owner: p,
+	}
+	p.created = append(p.created, q)
+	return q, nil
+}
+
+// Probes implements provider.Provider. A name that is not a glob creates
+// the probe it describes, as DTrace's profile provider does.
+func (p *Provider) Probes(d provider.Desc) ([]*provider.Probe, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !provider.Glob(d.Provider, "profile") || (d.Module != "" && d.Module != "*") || (d.Function != "" && d.Function != "*") {
+		return nil, nil
+	}
+	if len(p.created) == 0 {
+		for _, n := range standard {
+			if _, err := p.probe(n); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if d.Name != "" && !strings.ContainsAny(d.Name, "*?[") {
+		if !strings.HasPrefix(d.Name, "profile-") && !strings.HasPrefix(d.Name, "tick-") {
+			return nil, nil
+		}
+		q, err := p.probe(d.Name)
+		if err != nil {
+			return nil, err
+		}
+		return []*provider.Probe{q}, nil
+	}
+	var out []*provider.Probe
+	for _, q := range p.created {
+		if d.Matches(q) {
+			out = append(out, q)
+		}
+	}
+	return out, nil
+}
+
+// ProgramType implements provider.Provider.
+func (*Provider) ProgramType(provider.Hook) ebpf.ProgramType { return ebpf.PerfEvent }
+
+// Offsets in struct bpf_perf_event_data (x86-64 pt_regs first).
+const (
+	regsIP = 128
+	regsCS = 136
+)
+
+// Prologue implements provider.Provider.
+func (*Provider) Prologue(h provider.Hook, probes []*provider.Probe, n provider.Needs, skip string) (asm.Instructions, error) {
+	r := provider.RegScratch
+	insns := asm.Instructions{
+		asm.LoadImm(asm.R0, int64(probes[0].ID), asm.DWord),
+		asm.StoreMem(r, provider.CtxProbeID, asm.R0, asm.DWord),
+		provider.StoreImm64(r, provider.CtxErrno, 0),
+	}
+	if n.Args[0] || n.Args[1] {
+		// user mode when the low two bits of CS are set
+		insns = append(insns,
+			asm.LoadMem(asm.R1, provider.RegCtx, regsIP, asm.DWord),
+			asm.LoadMem(asm.R2, provider.RegCtx, regsCS, asm.DWord),
+			asm.And.Imm(asm.R2, 3),
+			provider.StoreImm64(r, provider.CtxArg0, 0),
+			provider.StoreImm64(r, provider.CtxArg0+8, 0),
+			asm.JEq.Imm(asm.R2, 0, "profile_kernel"),
+			asm.StoreMem(r, provider.CtxArg0+8, asm.R1, asm.DWord),
+			asm.Ja.Label("profile_done"),
+			asm.StoreMem(r, provider.CtxArg0, asm.R1, asm.DWord).WithSymbol("profile_kernel"),
+			asm.Mov.Imm(asm.R0, 0).WithSymbol("profile_done"),
+		)
+	}
+	for i := 2; i < 10; i++ {
+		if n.Args[i] {
+			insns = append(insns, provider.StoreImm64(r, int16(provider.CtxArg0+8*i), 0))
+		}
+	}
+	return insns, nil
+}
+
+// Guard implements provider.Provider: each profile probe has its own hook.
+func (*Provider) Guard(provider.Hook, []*provider.Probe, []*provider.Probe, string) asm.Instructions {
+	return nil
+}

@@ -1,0 +1,177 @@
+// Package provider defines what every probe provider offers the compiler and
+// the runtime: the probes it publishes (matched against probe descriptions),
+// the types of their arguments, which kernel hook each probe fires from, and
+// the BPF prologue that fills the probe context clause code reads.
+//
+// Providers never load or attach anything: the runtime does that from the
+// Hook a probe names. Adding a provider touches its own folder and one line
+// in the registry of package providers.
+package provider
+
+import (
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
+)
+
+// Arg describes one argument of a probe: its native C type and name, and,
+// when the provider translates it, the translated type.
+type Arg struct {
+	Type  string // native type, e.g. "const char *", "size_t"
+	Name  string
+	XType string // translated type, "" when the same
+}
+
+// HookKind says how the runtime attaches a program to the kernel.
+type HookKind int
+
+// Hook kinds.
+const (
+	HookRun    HookKind = iota // no kernel hook: run by the consumer (BEGIN, END, ERROR)
+	HookRawTP                  // raw tracepoint Name
+	HookPerf                   // perf software event (profile/tick): Period ns, CPU -1 = every CPU
+	HookTP                     // perf-event tracepoint Group/Name
+	HookUprobe                 // uprobe on Path at Offset (Ret for uretprobe)
+)
+
+// Hook identifies one kernel attachment. Probes with the same Hook share one
+// BPF program, whose prologue and guards tell them apart.
+type Hook struct {
+	Kind   HookKind
+	Group  string // tracepoint group
+	Name   string // raw tracepoint / tracepoint name / BEGIN, END, ERROR
+	Period uint64 // HookPerf: nanoseconds between events
+	AllCPU bool   // HookPerf: on every CPU (profile) or one (tick)
+	Path   string // HookUprobe
+	Offset uint64 // HookUprobe
+	Ret    bool   // HookUprobe
+	PID    int    // HookUprobe: -1 for all
+}
+
+func (h Hook) String() string {
+	switch h.Kind {
+	case HookRun:
+		return "run:" + h.Name
+	case HookRawTP:
+		return "raw_tp:" + h.Name
+	case HookPerf:
+		return fmt.Sprintf("perf:%dns:%v", h.Period, h.AllCPU)
+	case HookTP:
+		return "tp:" + h.Group + ":" + h.Name
+	case HookUprobe:
+		return fmt.Sprintf("uprobe:%s:%#x:%v:%d", h.Path, h.Offset, h.Ret, h.PID)
+	}
+	return "?"
+}
+
+// Probe is one probe a provider publishes.
+type Probe struct {
+	ID                               uint32
+	Provider, Module, Function, Name string
+	Args                             []Arg
+	Hook                             Hook
+	// Sel is the provider's selector within the hook (the syscall number
+	// for syscall probes); guards compare against it.
+	Sel int64
+	// Provider that owns the probe.
+	Owner Provider
+}
+
+// FullName is provider:module:function:name.
+func (p *Probe) FullName() string {
+	return p.Provider + ":" + p.Module + ":" + p.Function + ":" + p.Name
+}
+
+// Desc is a probe description split into its four fields. Empty fields
+// match anything; fields may hold glob patterns (* ? [...]).
+type Desc struct {
+	Provider, Module, Function, Name string
+}
+
+func (d Desc) String() string {
+	return d.Provider + ":" + d.Module + ":" + d.Function + ":" + d.Name
+}
+
+// Glob reports whether s matches the DTrace glob pattern (empty matches
+// anything).
+func Glob(pattern, s string) bool {
+	if pattern == "" || pattern == "*" {
+		return true
+	}
+	if !strings.ContainsAny(pattern, "*?[\\") {
+		return pattern == s
+	}
+	ok, err := path.Match(pattern, s)
+	return err == nil && ok
+}
+
+// Matches reports whether the probe matches d.
+func (d Desc) Matches(p *Probe) bool {
+	return Glob(d.Provider, p.Provider) && Glob(d.Module, p.Module) &&
+		Glob(d.Function, p.Function) && Glob(d.Name, p.Name)
+}
+
+// Context layout: the probe context that every prologue fills at the start
+// of the per-CPU scratch area (register R7 holds its address). Clause code
+// reads only this, never the hook's own context.
+const (
+	CtxProbeID   = 0  // u64: the probe ID that fired
+	CtxArg0      = 8  // u64 x 10: arg0..arg9
+	CtxErrno     = 88 // s64: errno (syscall return), else 0
+	CtxTimestamp = 96 // u64: timestamp, cached once per firing
+	CtxSel       = 104
+	CtxTemp      = 112 // 64 bytes a prologue may use freely
+	CtxSize      = 176
+)
+
+// Registers fixed for generated code.
+const (
+	RegCtx     = asm.R6 // the hook's context (R1 at entry)
+	RegScratch = asm.R7 // per-CPU scratch area; the probe context is at its start
+)
+
+// Needs tells a prologue what clause code reads, so it can skip the rest.
+type Needs struct {
+	Args  [10]bool
+	Errno bool
+}
+
+// Any reports whether any argument is needed.
+func (n Needs) AnyArg() bool {
+	for _, a := range n.Args {
+		if a {
+			return true
+		}
+	}
+	return false
+}
+
+// Provider is the table of operations every provider implements.
+type Provider interface {
+	// Name is the provider's name as written in probe descriptions. A
+	// provider that serves a family (pid1234, python*) returns its stem.
+	Name() string
+	// Probes returns the probes matching d, in listing order. An error
+	// means the provider cannot serve d (missing kernel feature, bad
+	// argument); no match is not an error.
+	Probes(d Desc) ([]*Probe, error)
+	// ProgramType is the BPF program type for a hook.
+	ProgramType(h Hook) ebpf.ProgramType
+	// Prologue emits code that fills the probe context for a firing of hook
+	// h. On entry RegCtx holds the hook's context and RegScratch the
+	// scratch area; the code may jump to label skip to ignore the event.
+	// probes are every probe of this hook that some clause enables.
+	Prologue(h Hook, probes []*Probe, n Needs, skip string) (asm.Instructions, error)
+	// Guard emits code that jumps to label skip unless the probe that
+	// fired is one of want (a subset of all, the enabled probes of the hook).
+	Guard(h Hook, want, all []*Probe, skip string) asm.Instructions
+}
+
+// StoreImm64 emits *(u64 *)(dst + off) = imm (sign-extended 32-bit
+// immediate), which cilium/ebpf's asm.StoreImm does not offer for DWord.
+func StoreImm64(dst asm.Register, off int16, imm int32) asm.Instruction {
+	return asm.Instruction{OpCode: asm.StoreImmOp(asm.DWord), Dst: dst, Offset: off, Constant: int64(imm)}
+}

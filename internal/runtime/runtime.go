@@ -1,0 +1,344 @@
+// Package runtime is the one place that talks to the kernel: it checks
+// privileges, creates the maps of a plan, patches kernel-dependent
+// constants from BTF, loads the programs (turning verifier rejections into
+// messages that name the clause), attaches them to their hooks, runs the
+// BEGIN/END/ERROR programs, and detaches everything on Close.
+package runtime
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
+	"github.com/cilium/ebpf/btf"
+	"github.com/cilium/ebpf/link"
+	"github.com/cilium/ebpf/rlimit"
+	"golang.org/x/sys/unix"
+
+	"github.com/sonde-trace/sonde/internal/plan"
+	"github.com/sonde-trace/sonde/internal/provider"
+)
+
+// Session is a loaded, attached plan.
+type Session struct {
+	Plan  *plan.Plan
+	Maps  map[string]*ebpf.Map
+	progs []*ebpf.Program
+	run   map[string][]*ebpf.Program // BEGIN, END, ERROR
+	links []link.Link
+	fds   []int
+}
+
+// Options for Load.
+type Options struct {
+	Verbose bool // include the verifier log in errors
+}
+
+// CheckPrivileges returns an error naming what is missing to trace.
+func CheckPrivileges() error {
+	if os.Geteuid() == 0 {
+		return nil
+	}
+	var hdr unix.CapUserHeader
+	var data [2]unix.CapUserData
+	hdr.Version = unix.LINUX_CAPABILITY_VERSION_3
+	if err := unix.Capget(&hdr, &data[0]); err != nil {
+		return fmt.Errorf("cannot read capabilities: %v", err)
+	}
+	has := func(c uint) bool { return data[c/32].Effective&(1<<(c%32)) != 0 }
+	var missing []string
+	if !has(unix.CAP_BPF) && !has(unix.CAP_SYS_ADMIN) {
+		missing = append(missing, "CAP_BPF")
+	}
+	if !has(unix.CAP_PERFMON) && !has(unix.CAP_SYS_ADMIN) {
+		missing = append(missing, "CAP_PERFMON")
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("insufficient privileges to trace: %s required (run as root, or grant them with setcap cap_bpf,cap_perfmon+ep)", strings.Join(missing, " and "))
+	}
+	return nil
+}
+
+// Load creates maps and programs and attaches them. Nothing runs BEGIN yet.
+func Load(p *plan.Plan, opts *Options) (_ *Session, err error) {
+	if opts == nil {
+		opts = &Options{}
+	}
+	if err := CheckPrivileges(); err != nil {
+		return nil, err
+	}
+	_ = rlimit.RemoveMemlock()
+	s := &Session{Plan: p, Maps: map[string]*ebpf.Map{}, run: map[string][]*ebpf.Program{}}
+	defer func() {
+		if err != nil {
+			s.Close()
+		}
+	}()
+	for _, spec := range p.Maps {
+		m, err := ebpf.NewMap(spec)
+		if err != nil {
+			return nil, mapError(spec, err)
+		}
+		s.Maps[spec.Name] = m
+	}
+	if err := s.initGlobals(); err != nil {
+		return nil, err
+	}
+	var kspec *btf.Spec
+	for _, pr := range p.Programs {
+		insns := append(asm.Instructions(nil), pr.Insns...)
+		if err := patchOffsets(insns, &kspec); err != nil {
+			return nil, err
+		}
+		for name, m := range s.Maps {
+			if err := insns.AssociateMap(name, m); err != nil && !isUnreferenced(err) {
+				return nil, fmt.Errorf("program %s: map %s: %w", pr.Name, name, err)
+			}
+		}
+		spec := &ebpf.ProgramSpec{Name: pr.Name, Type: pr.Type, Instructions: insns, License: "GPL"}
+		prog, err := ebpf.NewProgramWithOptions(spec, ebpf.ProgramOptions{LogDisabled: false})
+		if err != nil {
+			return nil, verifierError(p, pr, err, opts.Verbose)
+		}
+		s.progs = append(s.progs, prog)
+		if err := s.attach(pr, prog); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+func isUnreferenced(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "unreferenced")
+}
+
+func mapError(spec *ebpf.MapSpec, err error) error {
+	if errors.Is(err, ebpf.ErrNotSupported) {
+		return fmt.Errorf("this kernel does not support %s maps (needed for %s): %w", spec.Type, spec.Name, err)
+	}
+	if errors.Is(err, unix.EPERM) {
+		return fmt.Errorf("creating BPF map %s: permission denied (CAP_BPF is required)", spec.Name)
+	}
+	return fmt.Errorf("creating BPF map %s: %w", spec.Name, err)
+}
+
+// initGlobals sets the wall-clock offset: realtime minus boot time.
+func (s *Session) initGlobals() error {
+	m := s.Maps[plan.MapGlobals]
+	if m == nil {
+		return nil
+	}
+	buf := make([]byte, m.ValueSize())
+	var boot unix.Timespec
+	_ = unix.ClockGettime(unix.CLOCK_BOOTTIME, &boot)
+	off := time.Now().UnixNano() - boot.Nano()
+	for i := 0; i < 8; i++ {
+		buf[p0(i)] = byte(uint64(off) >> (8 * i))
+	}
+	return m.Update(uint32(0), buf, ebpf.UpdateAny)
+}
+
+func p0(i int) int { return i }
+
+// patchOffsets resolves FieldOffset constants from the kernel's BTF.
+func patchOffsets(insns asm.Instructions, kspec **btf.Spec) error {
+	for i := range insns {
+		fo, ok := plan.FieldOffsetOf(insns[i])
+		if !ok {
+			continue
+		}
+		if *kspec == nil {
+			sp, err := btf.LoadKernelSpec()
+			if err != nil {
+				return fmt.Errorf("reading kernel BTF (needed for %s.%s): %w", fo.Struct, fo.Field, err)
+			}
+			*kspec = sp
+		}
+		var st *btf.Struct
+		if err := (*kspec).TypeByName(fo.Struct, &st); err != nil {
+			return fmt.Errorf("kernel BTF has no struct %s: %w", fo.Struct, err)
+		}
+		off, err := memberOffset(st, fo.Field)
+		if err != nil {
+			return err
+		}
+		insns[i].Constant = int64(off)
+	}
+	return nil
+}
+
+func memberOffset(st *btf.Struct, name string) (uint32, error) {
+	for _, m := range st.Members {
+		if m.Name == name {
+			return m.Offset.Bytes(), nil
+		}
+		if m.Name == "" {
+			if inner, ok := btf.UnderlyingType(m.Type).(*btf.Struct); ok {
+				if off, err := memberOffset(inner, name); err == nil {
+					return m.Offset.Bytes() + off, nil
+				}
+			}
+		}
+	}
+	return 0, fmt.Errorf("kernel struct %s has no member %s", st.Name, name)
+}
+
+// verifierError turns a load failure into a message naming the clauses of
+// the program; the raw log only with -v.
+func verifierError(p *plan.Plan, pr *plan.Program, err error, verbose bool) error {
+	var ve *ebpf.VerifierError
+	var where []string
+	for _, r := range p.Records {
+		for _, q := range r.Probes {
+			if q.Hook == pr.Hook {
+				where = append(where, fmt.Sprintf("clause at %s", r.Pos))
+				break
+			}
+		}
+	}
+	msg := fmt.Sprintf("the kernel's BPF verifier rejected the code for %s (%s)", strings.Join(where, ", "), pr.Hook)
+	if errors.As(err, &ve) {
+		last := ""
+		if len(ve.Log) > 0 {
+			last = ve.Log[len(ve.Log)-1]
+		}
+		if verbose {
+			return fmt.Errorf("%s:\n%+v", msg, ve)
+		}
+		return fmt.Errorf("%s: %s (run with -v for the verifier log)", msg, strings.TrimSpace(last))
+	}
+	if errors.Is(err, unix.EPERM) {
+		return fmt.Errorf("loading BPF program: permission denied (CAP_BPF and CAP_PERFMON are required)")
+	}
+	return fmt.Errorf("%s: %w", msg, err)
+}
+
+// attach attaches prog to its hook.
+func (s *Session) attach(pr *plan.Program, prog *ebpf.Program) error {
+	h := pr.Hook
+	switch h.Kind {
+	case provider.HookRun:
+		s.run[h.Name] = append(s.run[h.Name], prog)
+		return nil
+	case provider.HookRawTP:
+		l, err := link.AttachRawTracepoint(link.RawTracepointOptions{Name: h.Name, Program: prog})
+		if err != nil {
+			return fmt.Errorf("attaching to raw tracepoint %s: %w", h.Name, err)
+		}
+		s.links = append(s.links, l)
+		return nil
+	case provider.HookTP:
+		l, err := link.Tracepoint(h.Group, h.Name, prog, nil)
+		if err != nil {
+			return fmt.Errorf("attaching to tracepoint %s:%s: %w", h.Group, h.Name, err)
+		}
+		s.links = append(s.links, l)
+		return nil
+	case provider.HookPerf:
+		return s.attachPerf(h, prog)
+	}
+	return fmt.Errorf("hook %s is not supported", h)
+}
+
+// attachPerf opens a CPU-clock software event with period h.Period on
+// every online CPU (profile) or on one (tick) and attaches prog to each.
+func (s *Session) attachPerf(h provider.Hook, prog *ebpf.Program) error {
+	cpus := []int{0}
+	if h.AllCPU {
+		cpus = onlineCPUs()
+	}
+	for _, cpu := range cpus {
+		attr := unix.PerfEventAttr{
+			Type:   unix.PERF_TYPE_SOFTWARE,
+			Config: unix.PERF_COUNT_SW_CPU_CLOCK,
+			Size:   uint32(unsafeSizeofPerfAttr),
+			Sample: h.Period,
+		}
+		fd, err := unix.PerfEventOpen(&attr, -1, cpu, -1, unix.PERF_FLAG_FD_CLOEXEC)
+		if err != nil {
+			if errors.Is(err, unix.EACCES) || errors.Is(err, unix.EPERM) {
+				return fmt.Errorf("opening perf event for %s: permission denied (CAP_PERFMON is required)", h.Name)
+			}
+			return fmt.Errorf("opening perf event for %s on CPU %d: %w", h.Name, cpu, err)
+		}
+		s.fds = append(s.fds, fd)
+		l, err := link.AttachRawLink(link.RawLinkOptions{Target: fd, Program: prog, Attach: ebpf.AttachPerfEvent})
+		if err != nil {
+			// Older kernels: attach through the perf event ioctl.
+			if err2 := unix.IoctlSetInt(fd, unix.PERF_EVENT_IOC_SET_BPF, prog.FD()); err2 != nil {
+				return fmt.Errorf("attaching %s to perf event: %w", h.Name, err)
+			}
+		} else {
+			s.links = append(s.links, l)
+		}
+		if err := unix.IoctlSetInt(fd, unix.PERF_EVENT_IOC_ENABLE, 0); err != nil {
+			return fmt.Errorf("enabling perf event for %s: %w", h.Name, err)
+		}
+	}
+	return nil
+}
+
+const unsafeSizeofPerfAttr = 136 // PERF_ATTR_SIZE_VER8 or later; the kernel accepts larger
+
+func onlineCPUs() []int {
+	b, err := os.ReadFile("/sys/devices/system/cpu/online")
+	if err != nil {
+		return []int{0}
+	}
+	var out []int
+	for _, part := range strings.Split(strings.TrimSpace(string(b)), ",") {
+		var lo, hi int
+		if n, _ := fmt.Sscanf(part, "%d-%d", &lo, &hi); n == 2 {
+			for c := lo; c <= hi; c++ {
+				out = append(out, c)
+			}
+		} else if n, _ := fmt.Sscanf(part, "%d", &lo); n == 1 {
+			out = append(out, lo)
+		}
+	}
+	return out
+}
+
+// Run runs the programs of a dtrace probe (BEGIN, END, ERROR) once with
+// args as arg0.. (ERROR's arguments).
+func (s *Session) Run(name string, args ...uint64) error {
+	ctx := make([]byte, 8*6)
+	for i, a := range args {
+		for b := 0; b < 8; b++ {
+			ctx[8*i+b] = byte(a >> (8 * b))
+		}
+	}
+	for _, p := range s.run[name] {
+		if _, err := p.Run(&ebpf.RunOptions{Context: ctx}); err != nil {
+			return fmt.Errorf("running %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// HasRun reports whether the plan has programs for a dtrace probe.
+func (s *Session) HasRun(name string) bool { return len(s.run[name]) > 0 }
+
+// Close detaches and frees everything.
+func (s *Session) Close() {
+	for _, l := range s.links {
+		l.Close()
+	}
+	s.links = nil
+	for _, fd := range s.fds {
+		unix.Close(fd)
+	}
+	s.fds = nil
+	for _, p := range s.progs {
+		p.Close()
+	}
+	s.progs = nil
+	for _, m := range s.Maps {
+		m.Close()
+	}
+	s.Maps = map[string]*ebpf.Map{}
+}
