@@ -8,6 +8,7 @@
 //	@@status: the expected exit status (default 0)
 //	@@stderr: a substring stderr must contain
 //	@@setup: a shell command run first (e.g. to build a C workload)
+//	@@args: macro arguments after the script ($1, $2, ...)
 package test
 
 import (
@@ -46,6 +47,7 @@ type directives struct {
 	status int
 	stderr []string
 	setup  []string
+	args   []string
 }
 
 var directive = regexp.MustCompile(`@@(\w+):\s*(.*?)\s*(\*/)?$`)
@@ -68,6 +70,8 @@ func parseDirectives(t *testing.T, src string) directives {
 			d.status = n
 		case "stderr":
 			d.stderr = append(d.stderr, m[2])
+		case "args":
+			d.args = append(d.args, shellWords(m[2])...)
 		case "setup":
 			d.setup = append(d.setup, m[2])
 		}
@@ -146,6 +150,7 @@ func runCase(t *testing.T, file string) {
 		args = append(args, "-x", "errtags")
 	}
 	args = append(args, "-s", base)
+	args = append(args, d.args...)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, sonde, args...)

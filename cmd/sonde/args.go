@@ -1,0 +1,168 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+)
+
+// usageError is a command-line error (exit status 2).
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+// config is the parsed command line.
+type config struct {
+	sources   []source // -n, -s, -P/-m/-f in order
+	list      bool     // -l
+	verbose   bool     // -v
+	quiet     bool     // -q
+	command   string   // -c
+	pid       int      // -p
+	output    string   // -o
+	xopts     []string // -x name[=value]
+	zero      bool     // -Z
+	destruct  bool     // -w
+	compile   bool     // -e
+	showBPF   bool     // -S
+	cpp       bool     // -C
+	json      bool     // --json
+	version   bool     // -V
+	header    bool     // -h
+	lazy      bool     // -G
+	libdirs   []string // -L
+	macroArgs []string
+	help      bool
+}
+
+type source struct {
+	kind string // "n", "s", "P", "m", "f", "i"
+	text string
+}
+
+const usage = `Usage: sonde [-CeGhlqSvVwZ] [--json] [-c cmd] [-p pid] [-o output]
+	[-n probe-program] [-s script] [-P provider] [-m module] [-f function]
+	[-x opt[=val]] [-L dir] [args ...]
+
+	-c  run a command and trace it; exit when it exits ($target is its pid)
+	-C  run the C preprocessor (cpp) over scripts
+	-e  exit after compiling the program
+	-f  enable or list probes matching the function name
+	-h  generate a header file from a provider definition (-s)
+	-G  accepted for dtrace compatibility: nothing to link on Linux
+	-l  list probes matching the descriptions, then exit
+	-L  add a directory of D libraries
+	-m  enable or list probes matching the module name
+	-n  enable or list probes matching the description (with clauses)
+	-o  write output to a file
+	-p  grab a running process ($target is its pid); exit when it exits
+	-P  enable or list probes of a provider
+	-q  quiet: print only what printf, printa and trace ask for
+	-s  read a D program from a file
+	-S  show the generated BPF code
+	-v  verbose: with -l show argument types; show verifier logs
+	-V  print the version
+	-w  allow destructive actions (system, raise, stop)
+	-x  set an option (bufsize, strsize, quiet, aggsortkey, ...)
+	-Z  allow descriptions that match no probe
+	--json  print records and aggregations as newline-delimited JSON
+`
+
+// parseArgs parses a dtrace(1) command line (getopt-style: flags may be
+// clustered, "-qn" "prog", "-x quiet", "-xquiet").
+func parseArgs(args []string) (*config, error) {
+	c := &config{}
+	withArg := "nsPmfcpoxLi"
+	i := 0
+	for i < len(args) {
+		a := args[i]
+		i++
+		switch {
+		case a == "--":
+			c.macroArgs = append(c.macroArgs, args[i:]...)
+			return c, nil
+		case a == "--json":
+			c.json = true
+			continue
+		case a == "--version":
+			c.version = true
+			continue
+		case a == "--help":
+			c.help = true
+			continue
+		case strings.HasPrefix(a, "--"):
+			return nil, &usageError{fmt.Sprintf("unknown option %s", a)}
+		case len(a) < 2 || a[0] != '-':
+			c.macroArgs = append(c.macroArgs, a)
+			continue
+		}
+		for j := 1; j < len(a); j++ {
+			f := a[j]
+			if strings.IndexByte(withArg, f) >= 0 {
+				var val string
+				if j+1 < len(a) {
+					val = a[j+1:]
+				} else if i < len(args) {
+					val = args[i]
+					i++
+				} else {
+					return nil, &usageError{fmt.Sprintf("option requires an argument -- '%c'", f)}
+				}
+				if err := c.setArg(f, val); err != nil {
+					return nil, err
+				}
+				break
+			}
+			switch f {
+			case 'l':
+				c.list = true
+			case 'v':
+				c.verbose = true
+			case 'q':
+				c.quiet = true
+			case 'Z':
+				c.zero = true
+			case 'w':
+				c.destruct = true
+			case 'e':
+				c.compile = true
+			case 'S':
+				c.showBPF = true
+			case 'C':
+				c.cpp = true
+			case 'V':
+				c.version = true
+			case 'h':
+				c.header = true
+			case 'G':
+				c.lazy = true
+			case 'F', 'a', 'A', 'H', 'I', 'U', 'D', 'b', 'B', 'X':
+				return nil, &usageError{fmt.Sprintf("option -%c is not supported", f)}
+			default:
+				return nil, &usageError{fmt.Sprintf("invalid option -- '%c'", f)}
+			}
+		}
+	}
+	return c, nil
+}
+
+func (c *config) setArg(f byte, v string) error {
+	switch f {
+	case 'n', 's', 'P', 'm', 'f', 'i':
+		c.sources = append(c.sources, source{string(f), v})
+	case 'c':
+		c.command = v
+	case 'p':
+		var pid int
+		if _, err := fmt.Sscanf(v, "%d", &pid); err != nil || pid <= 0 {
+			return &usageError{fmt.Sprintf("invalid process ID: %s", v)}
+		}
+		c.pid = pid
+	case 'o':
+		c.output = v
+	case 'x':
+		c.xopts = append(c.xopts, v)
+	case 'L':
+		c.libdirs = append(c.libdirs, v)
+	}
+	return nil
+}

@@ -1,0 +1,444 @@
+// Command sonde is DTrace for Linux: it compiles D programs to eBPF and
+// prints what they trace as dtrace(1) does.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/sonde-trace/sonde/internal/codegen"
+	"github.com/sonde-trace/sonde/internal/consume"
+	"github.com/sonde-trace/sonde/internal/d/ast"
+	"github.com/sonde-trace/sonde/internal/d/check"
+	"github.com/sonde-trace/sonde/internal/d/diag"
+	"github.com/sonde-trace/sonde/internal/d/parser"
+	"github.com/sonde-trace/sonde/internal/format"
+	"github.com/sonde-trace/sonde/internal/plan"
+	"github.com/sonde-trace/sonde/internal/provider"
+	"github.com/sonde-trace/sonde/internal/providers"
+	"github.com/sonde-trace/sonde/internal/runtime"
+)
+
+// Version is set at build time.
+var Version = "0.1.0-dev"
+
+const gateEnv = "SONDE_EXEC_GATE"
+
+func main() {
+	if os.Getenv(gateEnv) != "" {
+		execGate()
+		return
+	}
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func warnf(w io.Writer, format string, args ...any) {
+	fmt.Fprintf(w, "sonde: "+format+"\n", args...)
+}
+
+// run is the whole command; it returns the exit status.
+func run(args []string, stdout, stderr io.Writer) int {
+	cfg, err := parseArgs(args)
+	if err != nil {
+		warnf(stderr, "%v", err)
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	if cfg.help {
+		fmt.Fprint(stdout, usage)
+		return 0
+	}
+	if cfg.version {
+		fmt.Fprintf(stdout, "sonde: Sun D 1.13 compatible, sonde %s\n", Version)
+		return 0
+	}
+	if cfg.header || cfg.lazy {
+		warnf(stderr, "-h and -G (USDT provider headers) are not available yet")
+		return 1
+	}
+	if len(cfg.sources) == 0 && !cfg.list {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	d := &driver{cfg: cfg, stdout: stdout, stderr: stderr}
+	return d.run()
+}
+
+type driver struct {
+	cfg    *config
+	stdout io.Writer
+	stderr io.Writer
+	out    io.Writer
+	srcs   diag.Sources
+	opts   options
+	child  *exec.Cmd
+	gate   *os.File
+	reg    *providers.Registry
+}
+
+func (d *driver) run() int {
+	d.out = d.stdout
+	if d.cfg.output != "" {
+		f, err := os.OpenFile(d.cfg.output, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			warnf(d.stderr, "failed to open output file '%s': %v", d.cfg.output, err)
+			return 1
+		}
+		defer f.Close()
+		d.out = f
+	}
+	macros := map[string]string{}
+	for i, a := range d.cfg.macroArgs {
+		macros[strconv.Itoa(i+1)] = a
+	}
+	macros["0"] = "sonde"
+	macros["pid"] = strconv.Itoa(os.Getpid())
+	macros["ppid"] = strconv.Itoa(os.Getppid())
+	macros["uid"] = strconv.Itoa(os.Getuid())
+	macros["gid"] = strconv.Itoa(os.Getgid())
+	if d.cfg.command != "" {
+		pid, err := d.startChild()
+		if err != nil {
+			warnf(d.stderr, "failed to execute %s: %v", d.cfg.command, err)
+			return 1
+		}
+		macros["target"] = strconv.Itoa(pid)
+	} else if d.cfg.pid != 0 {
+		if err := syscall.Kill(d.cfg.pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
+			warnf(d.stderr, "failed to grab pid %d: no such process", d.cfg.pid)
+			return 1
+		}
+		macros["target"] = strconv.Itoa(d.cfg.pid)
+	}
+	status := d.trace(macros)
+	d.killChild()
+	return status
+}
+
+// compile parses and checks every source.
+func (d *driver) compile(macros map[string]string) (*check.Info, []string, bool) {
+	d.srcs = diag.Sources{}
+	var progs []*ast.Program
+	var descs []string
+	var errs diag.List
+	for i, s := range d.cfg.sources {
+		name, text, err := d.sourceText(i, s)
+		if err != nil {
+			warnf(d.stderr, "%v", err)
+			return nil, nil, false
+		}
+		d.srcs[name] = text
+		prog, perrs := parser.ParseFile(name, []byte(text), &parser.Options{Macros: macros})
+		errs = append(errs, perrs...)
+		if prog != nil {
+			progs = append(progs, prog)
+		}
+		descs = append(descs, describeSource(s))
+	}
+	if len(errs) > 0 {
+		d.report(errs)
+		return nil, nil, false
+	}
+	// Options given with -x apply before pragmas are read by the checker.
+	d.opts = defaultOptions()
+	for _, x := range d.cfg.xopts {
+		name, val, _ := strings.Cut(x, "=")
+		if err := d.opts.set(name, val); err != nil {
+			warnf(d.stderr, "failed to set option -x %s: %v", x, err)
+			return nil, nil, false
+		}
+	}
+	if d.cfg.quiet {
+		d.opts.quiet = true
+	}
+	d.reg = providers.New()
+	info, cerrs := check.Check(progs, check.Config{
+		Resolver:    d.reg,
+		Macros:      macros,
+		ZeroMatches: d.cfg.zero || d.cfg.list,
+		Destructive: d.cfg.destruct,
+		StrSize:     d.opts.strsize,
+	})
+	if len(cerrs) > 0 {
+		d.report(cerrs)
+		return nil, nil, false
+	}
+	for _, o := range info.Options {
+		if err := d.opts.set(o.Name, o.Value); err != nil {
+			fmt.Fprint(d.stderr, diag.Render(&diag.Error{Pos: o.Pos, Tag: "D_PRAGMA_OPTSET", Msg: fmt.Sprintf("failed to set option '%s': %v", o.Name, err)}, d.srcs, d.opts.errtags))
+			return nil, nil, false
+		}
+	}
+	if d.opts.strsize != 256 && len(info.Options) > 0 {
+		// strsize from a pragma changes string types: check again.
+		info, cerrs = check.Check(progs, check.Config{Resolver: d.reg, Macros: macros,
+			ZeroMatches: d.cfg.zero || d.cfg.list, Destructive: d.cfg.destruct, StrSize: d.opts.strsize})
+		if len(cerrs) > 0 {
+			d.report(cerrs)
+			return nil, nil, false
+		}
+	}
+	return info, descs, true
+}
+
+func (d *driver) report(errs diag.List) {
+	tags := d.opts.errtags
+	for _, x := range d.cfg.xopts {
+		if x == "errtags" {
+			tags = true
+		}
+	}
+	for _, e := range errs {
+		fmt.Fprint(d.stderr, diag.Render(e, d.srcs, tags))
+	}
+}
+
+func describeSource(s source) string {
+	switch s.kind {
+	case "s":
+		return "script '" + s.text + "'"
+	}
+	return "description '" + s.text + "'"
+}
+
+// sourceText returns the name and D text of a source.
+func (d *driver) sourceText(i int, s source) (string, string, error) {
+	switch s.kind {
+	case "s":
+		b, err := os.ReadFile(s.text)
+		if err != nil {
+			return "", "", fmt.Errorf("failed to open %s: %v", s.text, errors.Unwrap(err))
+		}
+		text := string(b)
+		if d.cfg.cpp {
+			out, err := runCPP(s.text, text)
+			if err != nil {
+				return "", "", err
+			}
+			text = out
+		}
+		return s.text, text, nil
+	case "n":
+		return "-n", s.text, nil
+	case "P":
+		return "-P", s.text + ":::", nil
+	case "m":
+		return "-m", ":" + s.text + "::", nil
+	case "f":
+		return "-f", "::" + s.text + ":", nil
+	}
+	return "-" + s.kind, s.text, nil
+}
+
+// runCPP runs the C preprocessor over a script.
+func runCPP(name, text string) (string, error) {
+	path, err := exec.LookPath("cpp")
+	if err != nil {
+		return "", fmt.Errorf("-C requires the C preprocessor, but cpp was not found in PATH (install cpp, e.g. apt-get install cpp)")
+	}
+	cmd := exec.Command(path, "-P", "-undef", "-D__linux", "-D__sonde", "-D__SUNW_D=1", "-")
+	cmd.Stdin = strings.NewReader(text)
+	out, err := cmd.Output()
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return "", fmt.Errorf("cpp failed on %s:\n%s", name, ee.Stderr)
+		}
+		return "", fmt.Errorf("cpp failed on %s: %v", name, err)
+	}
+	return string(out), nil
+}
+
+func (d *driver) trace(macros map[string]string) int {
+	info, descs, ok := d.compile(macros)
+	if !ok {
+		return 1
+	}
+	if d.cfg.list {
+		return d.listProbes(info)
+	}
+	p, err := codegen.Generate(info, codegen.Options{StrSize: d.opts.strsize, RingSize: d.opts.bufsize,
+		AggEntries: d.opts.aggEntries, DynEntries: d.opts.dynEntries, Destructive: d.cfg.destruct})
+	if err != nil {
+		var ce *codegen.Error
+		if errors.As(err, &ce) {
+			fmt.Fprint(d.stderr, diag.Render(&diag.Error{Pos: ce.Pos, Msg: ce.Msg}, d.srcs, false))
+		} else {
+			warnf(d.stderr, "%v", err)
+		}
+		return 1
+	}
+	if d.cfg.showBPF {
+		printPlan(d.stdout, p)
+	}
+	if d.cfg.compile {
+		return 0
+	}
+	sess, err := runtime.Load(p, &runtime.Options{Verbose: d.cfg.verbose})
+	if err != nil {
+		warnf(d.stderr, "%v", err)
+		return 1
+	}
+	defer sess.Close()
+	counts := matchCounts(info)
+	if !d.opts.quiet {
+		for i, desc := range descs {
+			n := counts[i]
+			warnf(d.stderr, "%s matched %d probe%s", desc, n, plural(n))
+		}
+	}
+	return d.consume(sess, p)
+}
+
+// matchCounts counts the probes each source's clauses enable.
+func matchCounts(info *check.Info) []int {
+	counts := map[string]map[uint32]bool{}
+	var order []string
+	for _, c := range info.Clauses {
+		f := c.Node.Pos().File
+		if counts[f] == nil {
+			counts[f] = map[uint32]bool{}
+			order = append(order, f)
+		}
+		for _, p := range c.Probes {
+			counts[f][p.ID] = true
+		}
+	}
+	var out []int
+	for _, f := range order {
+		out = append(out, len(counts[f]))
+	}
+	for len(out) < 64 {
+		out = append(out, 0)
+	}
+	return out
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// consume runs BEGIN, reads records until exit(), a signal or the end of
+// the traced process, then runs END and prints the aggregations.
+func (d *driver) consume(sess *runtime.Session, p *plan.Plan) int {
+	c, err := consume.New(sess, d.out, consume.Options{
+		Quiet: d.opts.quiet, JSON: d.cfg.json, Warn: d.stderr,
+		Agg:   format.AggOpts{SortKey: d.opts.aggsortkey, SortRev: d.opts.aggsortrev, SortPos: d.opts.aggsortpos, SortKeyPos: d.opts.aggsortkeypos},
+		Probe: d.reg.Probe,
+	})
+	if err != nil {
+		warnf(d.stderr, "%v", err)
+		return 1
+	}
+	defer c.Close()
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE)
+	defer signal.Stop(sigs)
+	if err := sess.Run("BEGIN"); err != nil {
+		warnf(d.stderr, "%v", err)
+		return 1
+	}
+	childDone := d.releaseChild()
+	pidDone := d.watchPid()
+	tick := d.opts.switchrate
+	lastStat := time.Now()
+	for !c.Exited {
+		if err := c.Poll(tick); err != nil {
+			warnf(d.stderr, "reading records: %v", err)
+			break
+		}
+		if time.Since(lastStat) > time.Second {
+			c.Stats()
+			lastStat = time.Now()
+		}
+		select {
+		case <-sigs:
+			goto end
+		case <-childDone:
+			_ = c.Drain()
+			warnf(d.stderr, "pid %d has exited", d.child.Process.Pid)
+			goto end
+		case <-pidDone:
+			_ = c.Drain()
+			warnf(d.stderr, "pid %d has exited", d.cfg.pid)
+			goto end
+		default:
+		}
+	}
+end:
+	_ = c.Drain()
+	if err := sess.Run("END"); err != nil {
+		warnf(d.stderr, "%v", err)
+	}
+	_ = c.Drain()
+	c.Stats()
+	if !d.cfg.json && d.opts.quiet == false {
+		// nothing: DTrace prints aggregations with a leading blank line
+	}
+	c.PrintAll()
+	if c.Exited {
+		return c.ExitCode
+	}
+	return 0
+}
+
+// listProbes prints -l output.
+func (d *driver) listProbes(info *check.Info) int {
+	var probes []*provider.Probe
+	if len(d.cfg.sources) == 0 {
+		ps, _ := d.reg.Match(provider.Desc{})
+		probes = ps
+	} else {
+		seen := map[uint32]bool{}
+		for _, c := range info.Clauses {
+			for _, p := range c.Probes {
+				if !seen[p.ID] {
+					seen[p.ID] = true
+					probes = append(probes, p)
+				}
+			}
+		}
+	}
+	if d.cfg.verbose {
+		d.reg.TypeArgs(probes)
+	}
+	fmt.Fprintf(d.out, "%5s %10s %17s %33s %s\n", "ID", "PROVIDER", "MODULE", "FUNCTION", "NAME")
+	for _, p := range probes {
+		fmt.Fprintf(d.out, "%5d %10s %17s %33s %s\n", p.ID, p.Provider, p.Module, p.Function, p.Name)
+		if d.cfg.verbose {
+			fmt.Fprintf(d.out, "\n\tArgument Types\n")
+			if len(p.Args) == 0 {
+				fmt.Fprintf(d.out, "\t\tNone\n")
+			}
+			for i, a := range p.Args {
+				t := a.Type
+				if a.XType != "" {
+					t = a.XType
+				}
+				fmt.Fprintf(d.out, "\t\targs[%d]: %s\n", i, t)
+			}
+			fmt.Fprintln(d.out)
+		}
+	}
+	return 0
+}
+
+func printPlan(w io.Writer, p *plan.Plan) {
+	for _, m := range p.Maps {
+		fmt.Fprintf(w, "map %s: %s key %d value %d entries %d\n", m.Name, m.Type, m.KeySize, m.ValueSize, m.MaxEntries)
+	}
+	for _, pr := range p.Programs {
+		fmt.Fprintf(w, "\nprogram %s (%s, %s, %d instructions):\n%v", pr.Name, pr.Type, pr.Hook, len(pr.Insns), pr.Insns)
+	}
+}

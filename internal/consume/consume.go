@@ -1,0 +1,631 @@
+// Package consume reads what the BPF programs produce: records from the
+// ring buffer, decoded by their descriptors into values, and aggregation
+// maps, snapshotted and merged across CPUs. It acts on records (printf,
+// printa, exit, clear, trunc, speculation) and counts drops and errors.
+// Text layout is package format's; consume only decides what to print.
+package consume
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/ringbuf"
+
+	"github.com/sonde-trace/sonde/internal/format"
+	"github.com/sonde-trace/sonde/internal/plan"
+	"github.com/sonde-trace/sonde/internal/provider"
+	"github.com/sonde-trace/sonde/internal/runtime"
+	"github.com/sonde-trace/sonde/internal/value"
+)
+
+// Options configure a consumer.
+type Options struct {
+	Quiet    bool
+	JSON     bool
+	Agg      format.AggOpts
+	Probe    func(id uint32) *provider.Probe
+	Warn     io.Writer // diagnostics (stderr)
+	Destruct bool
+}
+
+// Consumer turns records into output.
+type Consumer struct {
+	p      *plan.Plan
+	s      *runtime.Session
+	out    io.Writer
+	opts   Options
+	rd     *ringbuf.Reader
+	printf map[string]*format.Printf
+	// Exited is set once an exit() record has been consumed.
+	Exited   bool
+	ExitCode int
+	normal   map[int]int64
+	spec     map[int64][][]byte
+	lastStat [plan.NumStats]uint64
+	header   bool
+	errs     int
+	printed  map[int]bool
+}
+
+// New returns a consumer of session s writing to out.
+func New(s *runtime.Session, out io.Writer, opts Options) (*Consumer, error) {
+	rd, err := ringbuf.NewReader(s.Maps[plan.MapRing])
+	if err != nil {
+		return nil, fmt.Errorf("opening ring buffer: %w", err)
+	}
+	if opts.Warn == nil {
+		opts.Warn = os.Stderr
+	}
+	c := &Consumer{p: s.Plan, s: s, out: out, opts: opts, rd: rd,
+		printf: map[string]*format.Printf{}, normal: map[int]int64{}, spec: map[int64][][]byte{}, printed: map[int]bool{}}
+	return c, nil
+}
+
+// Close releases the reader.
+func (c *Consumer) Close() { c.rd.Close() }
+
+// Poll consumes records until none arrives within wait.
+func (c *Consumer) Poll(wait time.Duration) error {
+	c.rd.SetDeadline(time.Now().Add(wait))
+	for {
+		rec, err := c.rd.Read()
+		if err != nil {
+			if errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, ringbuf.ErrFlushed) {
+				return nil
+			}
+			if errors.Is(err, ringbuf.ErrClosed) {
+				return nil
+			}
+			return err
+		}
+		c.handle(rec.RawSample)
+		// after the first record, drain without waiting
+		c.rd.SetDeadline(time.Now())
+	}
+}
+
+// Drain consumes every record already in the buffer.
+func (c *Consumer) Drain() error { return c.Poll(0) }
+
+func u32(b []byte, off int) uint32 { return binary.LittleEndian.Uint32(b[off:]) }
+func u64(b []byte, off int) uint64 { return binary.LittleEndian.Uint64(b[off:]) }
+
+func (c *Consumer) handle(b []byte) {
+	if len(b) < plan.HdrSize {
+		return
+	}
+	epid := u32(b, plan.HdrEPID)
+	if epid == plan.ErrorEPID {
+		c.runtimeError(b)
+		return
+	}
+	if epid == 0 || int(epid) > len(c.p.Records) {
+		return
+	}
+	r := c.p.Records[epid-1]
+	if len(b) < r.Size {
+		return
+	}
+	c.record(r, b)
+}
+
+func (c *Consumer) probeOf(id uint32) *provider.Probe {
+	if c.opts.Probe != nil {
+		if p := c.opts.Probe(id); p != nil {
+			return p
+		}
+	}
+	return &provider.Probe{ID: id}
+}
+
+// record prints or acts on one record.
+func (c *Consumer) record(r *plan.Record, b []byte) {
+	probe := c.probeOf(u32(b, plan.HdrProbe))
+	cpu := int(u32(b, plan.HdrCPU))
+	mask := u64(b, plan.HdrMask)
+	var buf bytes.Buffer
+	w := &buf
+	prefix := false
+	if !c.opts.Quiet && !c.opts.JSON {
+		if !c.header {
+			c.header = true
+			fmt.Fprintln(c.out, format.ProbeHeader())
+		}
+		w.WriteString(format.ProbePrefix(cpu, probe.ID, probe.Function, probe.Name))
+		prefix = true
+	}
+	for _, a := range r.Actions {
+		if a.Cond && mask&(1<<a.Bit) == 0 {
+			continue
+		}
+		c.action(w, r, &a, b, probe, cpu)
+		if c.Exited {
+			break
+		}
+	}
+	if prefix {
+		w.WriteString("\n")
+	}
+	c.out.Write(buf.Bytes())
+}
+
+func (c *Consumer) fields(a *plan.Action, b []byte) []value.Value {
+	vals := make([]value.Value, 0, len(a.Fields))
+	for _, f := range a.Fields {
+		vals = append(vals, c.decode(f, b[plan.HdrSize-plan.HdrSize:], f.Offset))
+	}
+	return vals
+}
+
+func (c *Consumer) action(w *bytes.Buffer, r *plan.Record, a *plan.Action, b []byte, probe *provider.Probe, cpu int) {
+	vals := c.fields(a, b)
+	switch a.Kind {
+	case plan.ActDefault:
+	case plan.ActTrace:
+		if c.opts.JSON {
+			format.JSONTrace(w, probeInfo(cpu, probe), vals[0])
+			return
+		}
+		format.Trace(w, vals[0], c.opts.Quiet)
+	case plan.ActPrintf:
+		pf := c.parsed(a.Format)
+		if pf == nil {
+			return
+		}
+		if c.opts.JSON {
+			var t bytes.Buffer
+			pf.Format(&t, vals)
+			format.JSONPrintf(w, probeInfo(cpu, probe), t.String())
+			return
+		}
+		pf.Format(w, vals)
+	case plan.ActPrinta:
+		c.printa(w, a)
+	case plan.ActExit:
+		c.Exited = true
+		c.ExitCode = int(vals[0].Int)
+	case plan.ActClear:
+		c.clearAgg(a.Aggs[0], false, 0)
+	case plan.ActTrunc:
+		n := int64(0)
+		if len(vals) > 0 {
+			n = vals[0].Int
+		}
+		c.clearAgg(a.Aggs[0], true, n)
+	case plan.ActNormalize:
+		c.normal[a.Aggs[0]] = vals[0].Int
+	case plan.ActDenormalize:
+		delete(c.normal, a.Aggs[0])
+	case plan.ActStack:
+		format.Trace(w, vals[0], c.opts.Quiet)
+	case plan.ActTracemem:
+		format.Trace(w, vals[0], c.opts.Quiet)
+	case plan.ActSystem:
+		pf := c.parsed(a.Format)
+		if pf == nil {
+			return
+		}
+		var cmd bytes.Buffer
+		pf.Format(&cmd, vals)
+		c.out.Write(w.Bytes())
+		w.Reset()
+		runSystem(c.out, cmd.String())
+	case plan.ActRaise:
+		if p, err := os.FindProcess(int(u32(b, plan.HdrProbe))); err == nil {
+			_ = p
+		}
+	case plan.ActSetopt:
+		if len(a.Str) > 0 {
+			c.setopt(a.Str)
+		}
+	}
+}
+
+func (c *Consumer) parsed(f string) *format.Printf {
+	if p, ok := c.printf[f]; ok {
+		return p
+	}
+	p, err := format.ParsePrintf(f)
+	if err != nil {
+		fmt.Fprintf(c.opts.Warn, "sonde: bad format %q: %v\n", f, err)
+	}
+	c.printf[f] = p
+	return p
+}
+
+func (c *Consumer) setopt(s []string) {
+	switch s[0] {
+	case "quiet":
+		c.opts.Quiet = true
+	case "aggsortkey":
+		c.opts.Agg.SortKey = true
+	case "aggsortrev":
+		c.opts.Agg.SortRev = true
+	}
+}
+
+// decode reads field f at off of a record or key.
+func (c *Consumer) decode(f plan.Field, b []byte, off int) value.Value {
+	switch f.Kind {
+	case plan.FInt:
+		var v int64
+		switch f.Size {
+		case 1:
+			v = int64(b[off])
+			if f.Signed {
+				v = int64(int8(b[off]))
+			}
+		case 2:
+			x := binary.LittleEndian.Uint16(b[off:])
+			v = int64(x)
+			if f.Signed {
+				v = int64(int16(x))
+			}
+		case 4:
+			x := u32(b, off)
+			v = int64(x)
+			if f.Signed {
+				v = int64(int32(x))
+			}
+		default:
+			v = int64(u64(b, off))
+		}
+		return value.Value{Kind: value.Int, Int: v, Size: f.Size, Signed: f.Signed}
+	case plan.FString:
+		s := b[off : off+f.Size]
+		if i := bytes.IndexByte(s, 0); i >= 0 {
+			s = s[:i]
+		}
+		return value.StringValue(string(s))
+	case plan.FProbeProv, plan.FProbeMod, plan.FProbeFunc, plan.FProbeName:
+		p := c.probeOf(u32(b, off))
+		s := map[plan.FieldKind]string{plan.FProbeProv: p.Provider, plan.FProbeMod: p.Module,
+			plan.FProbeFunc: p.Function, plan.FProbeName: p.Name}[f.Kind]
+		return value.StringValue(s)
+	case plan.FKStack:
+		n := int(u64(b, off))
+		var frames []string
+		for i := 0; i < n && i < f.Depth; i++ {
+			frames = append(frames, kernelSym(u64(b, off+8+8*i)))
+		}
+		return value.Value{Kind: value.Stack, Frames: frames}
+	case plan.FUStack:
+		pid := int(u64(b, off))
+		n := int(u64(b, off+8))
+		var frames []string
+		for i := 0; i < n && i < f.Depth; i++ {
+			frames = append(frames, userSym(pid, u64(b, off+16+8*i)))
+		}
+		return value.Value{Kind: value.UStack, Frames: frames}
+	case plan.FSym:
+		a := u64(b, off)
+		return value.Value{Kind: f.SymKind, Addr: a, Str: kernelSym(a)}
+	case plan.FUSym:
+		a := u64(b, off+8)
+		return value.Value{Kind: f.SymKind, Addr: a, Str: userSym(int(u64(b, off)), a)}
+	case plan.FBytes:
+		return value.Value{Kind: value.Bytes, Raw: append([]byte(nil), b[off:off+f.Size]...), Size: f.Size}
+	}
+	return value.Value{}
+}
+
+func kernelSym(a uint64) string { return fmt.Sprintf("0x%x", a) }
+
+func userSym(pid int, a uint64) string { return fmt.Sprintf("0x%x", a) }
+
+// runtimeError reports a fault the DTrace way and keeps going.
+func (c *Consumer) runtimeError(b []byte) {
+	if len(b) < plan.ErrRecSize {
+		return
+	}
+	probe := c.probeOf(u32(b, plan.HdrProbe))
+	epid := u32(b, plan.ErrClause)
+	fault := u32(b, plan.ErrFault)
+	site := int(u32(b, plan.ErrSite))
+	addr := u64(b, plan.ErrAddr)
+	var what string
+	switch fault {
+	case plan.FaultBadAddr:
+		what = fmt.Sprintf("invalid address (0x%x)", addr)
+	case plan.FaultDivZero:
+		what = "divide-by-zero"
+	default:
+		what = "illegal operation"
+	}
+	where := ""
+	if site < len(c.p.Sites) {
+		st := c.p.Sites[site]
+		if st.Action == 0 {
+			where = "in predicate"
+		} else {
+			where = fmt.Sprintf("in action #%d", st.Action)
+		}
+		where += " at " + st.Pos.String()
+	}
+	c.errs++
+	fmt.Fprintf(c.opts.Warn, "sonde: error on enabled probe ID %d (ID %d: %s:%s:%s:%s): %s %s\n",
+		epid, probe.ID, probe.Provider, probe.Module, probe.Function, probe.Name, what, where)
+	if c.s.HasRun("ERROR") {
+		_ = c.s.Run("ERROR", 0, uint64(epid), uint64(site), 0, uint64(fault), addr)
+		_ = c.Drain()
+	}
+}
+
+// Stats reports new drops since the last call, as DTrace does.
+func (c *Consumer) Stats() {
+	m := c.s.Maps[plan.MapStats]
+	if m == nil {
+		return
+	}
+	for i := 0; i < plan.NumStats; i++ {
+		var per []uint64
+		if err := m.Lookup(uint32(i), &per); err != nil {
+			continue
+		}
+		var sum uint64
+		for _, v := range per {
+			sum += v
+		}
+		d := sum - c.lastStat[i]
+		c.lastStat[i] = sum
+		if d == 0 {
+			continue
+		}
+		switch i {
+		case plan.StatDrops:
+			fmt.Fprintf(c.opts.Warn, "sonde: %d drop%s\n", d, plural(d))
+		case plan.StatAggDrops:
+			fmt.Fprintf(c.opts.Warn, "sonde: %d aggregation drop%s\n", d, plural(d))
+		case plan.StatDynDrops:
+			fmt.Fprintf(c.opts.Warn, "sonde: %d dynamic variable drop%s\n", d, plural(d))
+		}
+	}
+}
+
+func plural(n uint64) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// ---------------------------------------------------------------------------
+// Aggregations
+
+// Snapshot reads aggregation id, merged over CPUs.
+func (c *Consumer) Snapshot(id int) *value.Aggregation {
+	a := c.p.Aggs[id]
+	out := &value.Aggregation{Name: a.Name, ID: a.ID, Func: a.Func, Params: a.Params, Normal: c.normal[id]}
+	m := c.s.Maps[a.Map]
+	if m == nil {
+		return out
+	}
+	if len(a.Keys) == 0 {
+		var per [][]byte
+		if err := m.Lookup(uint32(0), &per); err == nil {
+			if v, ok := merge(a, per); ok {
+				out.Rows = append(out.Rows, value.AggRow{Val: v})
+			}
+		}
+		return out
+	}
+	it := m.Iterate()
+	key := make([]byte, a.KeySize)
+	var per [][]byte
+	for it.Next(&key, &per) {
+		v, ok := merge(a, per)
+		if !ok {
+			continue
+		}
+		var keys []value.Value
+		for _, f := range a.Keys {
+			keys = append(keys, c.decode(f, key, f.Offset))
+		}
+		out.Rows = append(out.Rows, value.AggRow{Keys: keys, Val: v})
+	}
+	return out
+}
+
+// merge sums the per-CPU values of one entry; ok is false for an entry
+// that holds nothing (cleared).
+func merge(a *plan.Agg, per [][]byte) (value.AggValue, bool) {
+	var v value.AggValue
+	any := false
+	if a.Buckets > 0 {
+		v.Buckets = make([]int64, a.Buckets)
+	}
+	for _, b := range per {
+		switch a.Func {
+		case value.Count, value.Sum:
+			x := int64(u64(b, 0))
+			v.Count += x
+			v.Sum += x
+			any = any || x != 0
+		case value.Avg:
+			v.Count += int64(u64(b, 0))
+			v.Sum += int64(u64(b, 8))
+		case value.Min, value.Max:
+			n := int64(u64(b, 0))
+			if n == 0 {
+				continue
+			}
+			x := int64(u64(b, 8))
+			if v.Count == 0 || (a.Func == value.Min && x < v.Min) || (a.Func == value.Max && x > v.Max) {
+				v.Min, v.Max = x, x
+			}
+			v.Count += n
+		case value.Stddev:
+			v.Count += int64(u64(b, 0))
+			v.Sum += int64(u64(b, 8))
+			lo := u64(b, 16)
+			nlo := v.SumSqLo + lo
+			if nlo < lo {
+				v.SumSqHi++
+			}
+			v.SumSqLo = nlo
+			v.SumSqHi += u64(b, 24)
+		default:
+			for i := range v.Buckets {
+				x := int64(u64(b, 8*i))
+				v.Buckets[i] += x
+				any = any || x != 0
+			}
+		}
+	}
+	if a.Func == value.Count {
+		v.Sum = 0
+	}
+	if a.Func == value.Sum {
+		v.Count = 0
+	}
+	if a.Func != value.Count && a.Func != value.Sum && a.Buckets == 0 {
+		any = v.Count != 0
+	}
+	return v, any || a.Func == value.Count && v.Count != 0
+}
+
+// clearAgg zeroes (clear) or removes (trunc) entries of an aggregation.
+func (c *Consumer) clearAgg(id int, trunc bool, keep int64) {
+	a := c.p.Aggs[id]
+	m := c.s.Maps[a.Map]
+	if m == nil {
+		return
+	}
+	if len(a.Keys) == 0 {
+		zero := make([][]byte, len(mustCPUs()))
+		for i := range zero {
+			zero[i] = make([]byte, a.ValSize)
+		}
+		_ = m.Update(uint32(0), zero, ebpf.UpdateAny)
+		return
+	}
+	if trunc && keep != 0 {
+		snap := c.Snapshot(id)
+		rows := snap.Rows
+		sort.SliceStable(rows, func(i, j int) bool { return scalar(rows[i].Val) < scalar(rows[j].Val) })
+		// keep the top |keep| entries (DTrace keeps the largest for n > 0)
+		var drop []value.AggRow
+		if keep > 0 && int(keep) < len(rows) {
+			drop = rows[:len(rows)-int(keep)]
+		} else if keep < 0 && int(-keep) < len(rows) {
+			drop = rows[-keep:]
+		}
+		dropSet := map[string]bool{}
+		for _, r := range drop {
+			dropSet[fmt.Sprint(r.Keys)] = true
+		}
+		c.eachKey(a, m, func(k []byte) {
+			var keys []value.Value
+			for _, f := range a.Keys {
+				keys = append(keys, c.decode(f, k, f.Offset))
+			}
+			if dropSet[fmt.Sprint(keys)] {
+				_ = m.Delete(k)
+			}
+		})
+		return
+	}
+	zero := make([][]byte, len(mustCPUs()))
+	for i := range zero {
+		zero[i] = make([]byte, a.ValSize)
+	}
+	c.eachKey(a, m, func(k []byte) {
+		if trunc {
+			_ = m.Delete(k)
+		} else {
+			_ = m.Update(k, zero, ebpf.UpdateExist)
+		}
+	})
+}
+
+func (c *Consumer) eachKey(a *plan.Agg, m *ebpf.Map, f func([]byte)) {
+	var keys [][]byte
+	it := m.Iterate()
+	key := make([]byte, a.KeySize)
+	var per [][]byte
+	for it.Next(&key, &per) {
+		keys = append(keys, append([]byte(nil), key...))
+	}
+	for _, k := range keys {
+		f(k)
+	}
+}
+
+func mustCPUs() []int {
+	n, err := ebpf.PossibleCPU()
+	if err != nil || n < 1 {
+		n = 1
+	}
+	return make([]int, n)
+}
+
+func (c *Consumer) printa(w *bytes.Buffer, a *plan.Action) {
+	var aggs []*value.Aggregation
+	for _, id := range a.Aggs {
+		aggs = append(aggs, c.Snapshot(id))
+		c.printed[id] = true
+	}
+	if c.opts.JSON {
+		for _, ag := range aggs {
+			format.JSONAggregation(w, ag, c.opts.Agg)
+		}
+		return
+	}
+	if a.Format == "" {
+		for _, ag := range aggs {
+			format.PrintAggregation(w, ag, c.opts.Agg)
+		}
+		return
+	}
+	pf := c.parsed(a.Format)
+	if pf != nil {
+		format.Printa(w, pf, aggs, c.opts.Agg)
+	}
+}
+
+// PrintAll prints every aggregation that printa() has not printed, as
+// DTrace does at exit.
+func (c *Consumer) PrintAll() {
+	var aggs []*value.Aggregation
+	for i := range c.p.Aggs {
+		if !c.printed[i] {
+			aggs = append(aggs, c.Snapshot(i))
+		}
+	}
+	if len(aggs) == 0 {
+		return
+	}
+	if c.opts.JSON {
+		for _, a := range aggs {
+			format.JSONAggregation(c.out, a, c.opts.Agg)
+		}
+		return
+	}
+	format.PrintAll(c.out, aggs, c.opts.Agg)
+}
+
+// Errors returns the number of runtime errors reported.
+func (c *Consumer) Errors() int { return c.errs }
+
+var _ = strings.TrimSpace
+
+func probeInfo(cpu int, p *provider.Probe) format.ProbeInfo {
+	return format.ProbeInfo{CPU: cpu, ID: p.ID, Provider: p.Provider, Module: p.Module, Function: p.Function, Name: p.Name}
+}
+
+// scalar is the value trunc() ranks entries by.
+func scalar(v value.AggValue) int64 {
+	var n int64
+	for _, b := range v.Buckets {
+		n += b
+	}
+	return v.Count + v.Sum + n
+}

@@ -1,0 +1,2 @@
+/* @@opts: -q -x aggsortkey */
+BEGIN { @["b"] = count(); @["a"] = count(); @["a"] = count(); printa("%s=%@d\n", @); exit(0); }

@@ -1,0 +1,2 @@
+/* @@opts: -q */
+BEGIN { @ = sum(-5); @ = sum(2); printa("%@d\n", @); exit(0); }

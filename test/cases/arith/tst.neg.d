@@ -1,0 +1,2 @@
+/* @@opts: -q */
+BEGIN { x = 5; printf("%d\n", -x); exit(0); }

@@ -1,0 +1,1 @@
+BEGIN { @a = count(); @a = sum(1); }

@@ -1,0 +1,1 @@
+BEGIN { nosuch(1); }

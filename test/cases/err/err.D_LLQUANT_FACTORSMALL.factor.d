@@ -1,0 +1,1 @@
+BEGIN { @ = llquantize(1, 1, 0, 2, 1); }

@@ -1,0 +1,1 @@
+syscall::read:entry { @[stack(0)] = count(); }

@@ -1,0 +1,2 @@
+/* @@opts: -q */
+BEGIN { exit(0); } END { printf("end\n"); }

@@ -1,0 +1,3 @@
+/* @@opts: -q */
+/* @@status: 3 */
+BEGIN { exit(3); }

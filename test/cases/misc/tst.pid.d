@@ -1,0 +1,2 @@
+/* @@opts: -q */
+BEGIN { printf("%d\n", pid == $pid); exit(0); }

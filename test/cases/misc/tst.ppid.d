@@ -1,0 +1,2 @@
+/* @@opts: -q */
+BEGIN { printf("%d\n", ppid == $ppid); exit(0); }

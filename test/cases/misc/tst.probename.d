@@ -1,0 +1,2 @@
+/* @@opts: -q */
+BEGIN { printf("%s %s\n", probeprov, probename); exit(0); }

@@ -1,0 +1,2 @@
+/* @@opts: -q */
+BEGIN { trace(42); trace("x"); exit(0); }

@@ -1,0 +1,2 @@
+/* @@opts: -q */
+BEGIN { printf("%d %d\n", uid, gid); exit(0); }

@@ -1,0 +1,2 @@
+/* @@opts: -q */
+BEGIN { printf("tab\there\n\\back\n"); exit(0); }

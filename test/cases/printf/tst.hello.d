@@ -1,0 +1,2 @@
+/* @@opts: -q */
+BEGIN { printf("hello, world\n"); exit(0); }

@@ -1,0 +1,2 @@
+/* @@opts: -q */
+BEGIN { printf("%d\n", (char)200); exit(0); }

@@ -1,0 +1,2 @@
+/* @@opts: -q */
+BEGIN { printf("%d\n", (uint8_t)300); exit(0); }

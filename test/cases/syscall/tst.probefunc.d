@@ -1,0 +1,3 @@
+/* @@opts: -q -c 'dd if=/dev/zero of=/dev/null bs=1 count=1234 status=none'  */
+syscall::write:entry /pid == $target/ { @[probefunc] = count(); }
+END { printa("%s %@d\n", @); }

@@ -1,0 +1,3 @@
+/* @@opts: -q -c 'dd if=/dev/zero of=/dev/null bs=1 count=1234 status=none'  */
+syscall:::entry /pid == $target && probefunc == "write"/ { @ = count(); }
+END { printa("%@d\n", @); }

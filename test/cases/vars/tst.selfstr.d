@@ -1,0 +1,2 @@
+/* @@opts: -q */
+BEGIN { self->s = "thread"; } BEGIN { printf("%s\n", self->s); exit(0); }

@@ -1,0 +1,2 @@
+/* @@opts: -q */
+BEGIN { s = "hello"; printf("%s %d\n", s, strlen(s)); exit(0); }

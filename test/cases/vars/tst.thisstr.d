@@ -1,0 +1,2 @@
+/* @@opts: -q */
+BEGIN { this->s = "xyz"; printf("[%s]\n", this->s); exit(0); }
