@@ -22,9 +22,9 @@ func (g *gen) newAgg(v *check.Var) *plan.Agg {
 	a := &plan.Agg{ID: v.ID, Name: v.Name, Func: v.Func, Params: v.Params, Map: fmt.Sprintf("agg_%d", v.ID)}
 	a.Keys, a.KeySize = keyFields(v.Keys)
 	switch v.Func {
-	case value.Count, value.Sum:
+	case value.Count:
 		a.ValSize = 8
-	case value.Avg, value.Min, value.Max:
+	case value.Sum, value.Avg, value.Min, value.Max:
 		a.ValSize = 16
 	case value.Stddev:
 		a.ValSize = 32
@@ -172,9 +172,7 @@ func (g *gen) aggApply(a *plan.Agg) {
 	switch a.Func {
 	case value.Count:
 		g.add(0, asm.R5)
-	case value.Sum:
-		g.add(0, asm.R1)
-	case value.Avg:
+	case value.Sum, value.Avg:
 		g.emit(asm.Mov.Imm(asm.R2, 1))
 		g.add(0, asm.R2)
 		g.add(8, asm.R1)

@@ -326,7 +326,7 @@ func (g *gen) program(name string, hook provider.Hook, owner provider.Provider, 
 	g.emit(body...)
 	g.emit(asm.Mov.Imm(asm.R0, 0).WithSymbol("exit"), asm.Return())
 	g.emitSubprogs()
-	insns := g.insns
+	insns := prune(g.insns)
 	insns[0] = insns[0].WithSymbol(name)
 	return &plan.Program{Name: name, Hook: hook, Owner: owner, Type: owner.ProgramType(hook), Insns: insns, Probes: probes}, nil
 }

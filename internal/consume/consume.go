@@ -435,7 +435,8 @@ func (c *Consumer) Snapshot(id int) *value.Aggregation {
 }
 
 // merge sums the per-CPU values of one entry; ok is false for an entry
-// that holds nothing (cleared).
+// that was never updated (an aggregation without keys that did not fire,
+// or one cleared).
 func merge(a *plan.Agg, per [][]byte) (value.AggValue, bool) {
 	var v value.AggValue
 	any := false
@@ -444,12 +445,9 @@ func merge(a *plan.Agg, per [][]byte) (value.AggValue, bool) {
 	}
 	for _, b := range per {
 		switch a.Func {
-		case value.Count, value.Sum:
-			x := int64(u64(b, 0))
-			v.Count += x
-			v.Sum += x
-			any = any || x != 0
-		case value.Avg:
+		case value.Count:
+			v.Count += int64(u64(b, 0))
+		case value.Sum, value.Avg:
 			v.Count += int64(u64(b, 0))
 			v.Sum += int64(u64(b, 8))
 		case value.Min, value.Max:
@@ -480,16 +478,13 @@ func merge(a *plan.Agg, per [][]byte) (value.AggValue, bool) {
 			}
 		}
 	}
-	if a.Func == value.Count {
-		v.Sum = 0
+	if a.Buckets == 0 {
+		any = v.Count != 0
 	}
 	if a.Func == value.Sum {
 		v.Count = 0
 	}
-	if a.Func != value.Count && a.Func != value.Sum && a.Buckets == 0 {
-		any = v.Count != 0
-	}
-	return v, any || a.Func == value.Count && v.Count != 0
+	return v, any || len(a.Keys) > 0
 }
 
 // clearAgg zeroes (clear) or removes (trunc) entries of an aggregation.
@@ -600,6 +595,13 @@ func (c *Consumer) PrintAll() {
 			aggs = append(aggs, c.Snapshot(i))
 		}
 	}
+	var nonEmpty []*value.Aggregation
+	for _, a := range aggs {
+		if len(a.Rows) > 0 {
+			nonEmpty = append(nonEmpty, a)
+		}
+	}
+	aggs = nonEmpty
 	if len(aggs) == 0 {
 		return
 	}

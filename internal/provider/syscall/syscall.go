@@ -108,6 +108,9 @@ func nrs(ps []*provider.Probe) []int64 {
 func (Provider) Prologue(h provider.Hook, probes []*provider.Probe, n provider.Needs, skip string) (asm.Instructions, error) {
 	r, ctx := provider.RegScratch, provider.RegCtx
 	base := int64(probes[0].ID) - 2*probes[0].Sel // ID of syscall 0's entry
+	if probes[0].Name == "return" {
+		base--
+	}
 	var insns asm.Instructions
 	if h.Name == "sys_enter" {
 		insns = append(insns, asm.LoadMem(asm.R1, ctx, 8, asm.DWord)) // id

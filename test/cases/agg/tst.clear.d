@@ -1,2 +1,2 @@
 /* @@opts: -q */
-BEGIN { @a["x"] = count(); clear(@a); } BEGIN { @a["y"] = count(); printa("%s %@d\n", @a); exit(0); }
+BEGIN { @a["x"] = count(); clear(@a); printa("%s %@d\n", @a); exit(0); }

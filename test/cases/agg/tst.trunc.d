@@ -1,2 +1,2 @@
 /* @@opts: -q */
-BEGIN { @a["x"] = count(); trunc(@a); } BEGIN { @a["y"] = count(); printa("%s %@d\n", @a); exit(0); }
+BEGIN { @a["x"] = count(); @a["y"] = count(); @a["y"] = count(); trunc(@a, 1); printa("%s %@d\n", @a); exit(0); }

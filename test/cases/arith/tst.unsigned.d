@@ -1,2 +1,2 @@
 /* @@opts: -q */
-BEGIN { x = (uint32_t)0xffffffff; printf("%u\n", x + 1); exit(0); }
+BEGIN { x = (uint32_t)0xffffffff; printf("%u %u\n", (uint64_t)x + 1, x + 1); exit(0); }
