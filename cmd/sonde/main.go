@@ -82,6 +82,8 @@ type driver struct {
 	child  *exec.Cmd
 	gate   *os.File
 	reg    *providers.Registry
+	// perSource counts the probe clauses of each source
+	perSource []int
 }
 
 func (d *driver) run() int {
@@ -138,9 +140,16 @@ func (d *driver) compile(macros map[string]string) (*check.Info, []string, bool)
 		d.srcs[name] = text
 		prog, perrs := parser.ParseFile(name, []byte(text), &parser.Options{Macros: macros})
 		errs = append(errs, perrs...)
+		n := 0
 		if prog != nil {
 			progs = append(progs, prog)
+			for _, decl := range prog.Decls {
+				if _, ok := decl.(*ast.ProbeClause); ok {
+					n++
+				}
+			}
 		}
+		d.perSource = append(d.perSource, n)
 		descs = append(descs, describeSource(s))
 	}
 	if len(errs) > 0 {
@@ -288,7 +297,7 @@ func (d *driver) trace(macros map[string]string) int {
 		return 1
 	}
 	defer sess.Close()
-	counts := matchCounts(info)
+	counts := matchCounts(info, d.perSource)
 	if !d.opts.quiet {
 		for i, desc := range descs {
 			n := counts[i]
@@ -298,26 +307,20 @@ func (d *driver) trace(macros map[string]string) int {
 	return d.consume(sess, p)
 }
 
-// matchCounts counts the probes each source's clauses enable.
-func matchCounts(info *check.Info) []int {
-	counts := map[string]map[uint32]bool{}
-	var order []string
-	for _, c := range info.Clauses {
-		f := c.Node.Pos().File
-		if counts[f] == nil {
-			counts[f] = map[uint32]bool{}
-			order = append(order, f)
+// matchCounts counts the probes each source's clauses enable (clauses are
+// in source order; perSource says how many each source has).
+func matchCounts(info *check.Info, perSource []int) []int {
+	out := make([]int, len(perSource))
+	k := 0
+	for i, n := range perSource {
+		seen := map[uint32]bool{}
+		for j := 0; j < n && k < len(info.Clauses); j++ {
+			for _, p := range info.Clauses[k].Probes {
+				seen[p.ID] = true
+			}
+			k++
 		}
-		for _, p := range c.Probes {
-			counts[f][p.ID] = true
-		}
-	}
-	var out []int
-	for _, f := range order {
-		out = append(out, len(counts[f]))
-	}
-	for len(out) < 64 {
-		out = append(out, 0)
+		out[i] = len(seen)
 	}
 	return out
 }

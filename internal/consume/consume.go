@@ -137,7 +137,7 @@ func (c *Consumer) record(r *plan.Record, b []byte) {
 	if !c.opts.Quiet && !c.opts.JSON {
 		if !c.header {
 			c.header = true
-			fmt.Fprintln(c.out, format.ProbeHeader())
+			fmt.Fprint(c.out, format.ProbeHeader())
 		}
 		w.WriteString(format.ProbePrefix(cpu, probe.ID, probe.Function, probe.Name))
 		prefix = true
@@ -152,7 +152,7 @@ func (c *Consumer) record(r *plan.Record, b []byte) {
 		}
 	}
 	if prefix {
-		w.WriteString("\n")
+		w.WriteString(format.ProbeEnd(false))
 	}
 	c.out.Write(buf.Bytes())
 }

@@ -1,0 +1,392 @@
+package format
+
+// Parsing of printf()/printa() formats, after dt_printf_create() and the
+// conversion table _dtrace_conversions[] in libdtrace/common/dt_printf.c.
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// ArgClass says what an argument of a conversion may be. It is a set: a
+// conversion accepts an argument whose class intersects Accepts.
+type ArgClass uint
+
+// Argument classes, after the pfcheck_* functions of dt_printf.c.
+const (
+	ArgInt      ArgClass = 1 << iota // any integer type (pfcheck_xint)
+	ArgSmallInt                      // integer no wider than int: %c, %C (pfcheck_csi)
+	ArgInt64                         // 64-bit integer: %Y, %T (pfcheck_time)
+	ArgPointer                       // pointer (pfcheck_addr)
+	ArgString                        // string or char array (pfcheck_str)
+	ArgStack                         // stack() or ustack() (pfcheck_stack)
+	ArgSymAddr                       // kernel symbol address: sym(), func(), mod() (pfcheck_kaddr)
+	ArgUSymAddr                      // user symbol address: usym(), ufunc(), uaddr(), umod() (pfcheck_uaddr)
+	ArgFloat                         // floating point (pfcheck_fp)
+	ArgAgg                           // the aggregation's result (%@ in printa)
+)
+
+// String names the classes, for messages.
+func (c ArgClass) String() string {
+	names := []string{"integer", "small integer", "64-bit integer", "pointer", "string",
+		"stack", "symbol address", "user symbol address", "floating point", "aggregation"}
+	var parts []string
+	for i, n := range names {
+		if c&(1<<i) != 0 {
+			parts = append(parts, n)
+		}
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, " or ")
+}
+
+// pfKind is the pfprint_* function DTrace uses for a conversion.
+type pfKind uint8
+
+const (
+	pfSint     pfKind = iota // pfprint_sint: sign-extend from the argument's size
+	pfUint                   // pfprint_uint: zero-extend from the argument's size
+	pfDint                   // pfprint_dint: %d, signed or unsigned by the argument's type
+	pfFloat                  // pfprint_fp
+	pfAddr                   // pfprint_addr: %a
+	pfUAddr                  // pfprint_uaddr: %A
+	pfStack                  // pfprint_stack: %k
+	pfTime                   // pfprint_time: %Y
+	pfTime822                // pfprint_time822: %T
+	pfCstr                   // pfprint_cstr: %s
+	pfEstr                   // pfprint_estr: %S
+	pfEchr                   // pfprint_echr: %C
+	pfPct                    // pfprint_pct: %%
+)
+
+// convDef is one entry of DTrace's conversion dictionary.
+type convDef struct {
+	name    string   // "d", "lld", "hx", ...
+	ofmt    byte     // conversion letter handed to libc
+	proto   string   // prototype text for D_PRINTF_ARG_TYPE messages
+	accepts ArgClass // what pfcheck_* accepts
+	print   pfKind
+}
+
+// Prototype texts of dt_printf.c.
+const (
+	protoXint  = "char, short, int, long, or long long"
+	protoCsi   = "char, short, or int"
+	protoFp    = "float, double, or long double"
+	protoAddr  = "pointer or integer"
+	protoUaddr = "pointer or integer (with -p/-c) or _usymaddr (without -p/-c)"
+	protoCstr  = "char [] or string (or use stringof)"
+)
+
+// convTable is _dtrace_conversions[] of dt_printf.c, less the wide-character
+// conversions (%lc, %ls, %wc, %ws) and the network ones (%I, %P) that need
+// name-service lookups, plus the "hh" size prefix, which DTrace lacks but
+// which sonde accepts as a courtesy (hh = char).
+//
+// %e, %f and %g also accept integers, converted to double: DTrace's
+// pfcheck_fp accepts floating-point types only, and D has hardly any.
+var convTable = func() map[string]convDef {
+	defs := []convDef{
+		{"a", 's', protoAddr, ArgPointer | ArgInt | ArgSymAddr, pfAddr},
+		{"A", 's', protoUaddr, ArgUSymAddr | ArgPointer | ArgInt, pfUAddr},
+		{"c", 'c', protoCsi, ArgSmallInt, pfSint},
+		{"C", 's', protoCsi, ArgSmallInt, pfEchr},
+		{"d", 'd', protoXint, ArgInt, pfDint},
+		{"e", 'e', protoFp, ArgFloat | ArgInt, pfFloat},
+		{"E", 'E', protoFp, ArgFloat | ArgInt, pfFloat},
+		{"f", 'f', protoFp, ArgFloat | ArgInt, pfFloat},
+		{"g", 'g', protoFp, ArgFloat | ArgInt, pfFloat},
+		{"G", 'G', protoFp, ArgFloat | ArgInt, pfFloat},
+		{"hd", 'd', "short", ArgInt, pfSint},
+		{"hi", 'i', "short", ArgInt, pfSint},
+		{"ho", 'o', "unsigned short", ArgInt, pfUint},
+		{"hu", 'u', "unsigned short", ArgInt, pfUint},
+		{"hx", 'x', "short", ArgInt, pfUint},
+		{"hX", 'X', "short", ArgInt, pfUint},
+		{"hhd", 'd', "char", ArgInt, pfSint},
+		{"hhi", 'i', "char", ArgInt, pfSint},
+		{"hho", 'o', "unsigned char", ArgInt, pfUint},
+		{"hhu", 'u', "unsigned char", ArgInt, pfUint},
+		{"hhx", 'x', "char", ArgInt, pfUint},
+		{"hhX", 'X', "char", ArgInt, pfUint},
+		{"i", 'i', protoXint, ArgInt, pfSint},
+		{"k", 's', "stack", ArgStack, pfStack},
+		{"ld", 'd', "long", ArgInt, pfSint},
+		{"li", 'i', "long", ArgInt, pfSint},
+		{"lo", 'o', "unsigned long", ArgInt, pfUint},
+		{"lu", 'u', "unsigned long", ArgInt, pfUint},
+		{"lx", 'x', "long", ArgInt, pfUint},
+		{"lX", 'X', "long", ArgInt, pfUint},
+		{"lld", 'd', "long long", ArgInt, pfSint},
+		{"lli", 'i', "long long", ArgInt, pfSint},
+		{"llo", 'o', "unsigned long long", ArgInt, pfUint},
+		{"llu", 'u', "unsigned long long", ArgInt, pfUint},
+		{"llx", 'x', "long long", ArgInt, pfUint},
+		{"llX", 'X', "long long", ArgInt, pfUint},
+		{"Le", 'e', "long double", ArgFloat | ArgInt, pfFloat},
+		{"LE", 'E', "long double", ArgFloat | ArgInt, pfFloat},
+		{"Lf", 'f', "long double", ArgFloat | ArgInt, pfFloat},
+		{"Lg", 'g', "long double", ArgFloat | ArgInt, pfFloat},
+		{"LG", 'G', "long double", ArgFloat | ArgInt, pfFloat},
+		{"o", 'o', protoXint, ArgInt, pfUint},
+		{"p", 'x', protoAddr, ArgPointer | ArgInt, pfUint},
+		{"s", 's', protoCstr, ArgString, pfCstr},
+		{"S", 's', protoCstr, ArgString, pfEstr},
+		{"T", 's', "int64_t", ArgInt64, pfTime822},
+		{"u", 'u', protoXint, ArgInt, pfUint},
+		{"x", 'x', protoXint, ArgInt, pfUint},
+		{"X", 'X', protoXint, ArgInt, pfUint},
+		{"Y", 's', "int64_t", ArgInt64, pfTime},
+		{"%", '%', "void", 0, pfPct},
+	}
+	m := make(map[string]convDef, len(defs))
+	for _, d := range defs {
+		m[d.name] = d
+	}
+	return m
+}()
+
+// Conv is one conversion of a format.
+type Conv struct {
+	Index     int    // DTrace's conversion number, from 1, as in "format conversion #2"
+	Offset    int    // byte offset of the '%' in Printf.Src
+	Verb      byte   // conversion letter: 'd','i','u','o','x','X','c','C','s','S','p','a','A','k','e','E','f','g','G','Y','T','%'
+	Name      string // DTrace's conversion name: size prefix and letter, e.g. "lld", "hx"
+	Size      string // size prefix: "", "h", "hh", "l", "ll" or "L"
+	Flags     string // effective flags in DTrace's order, a subset of "#0-+' "
+	Width     int    // fixed width, 0 when none ("%?" sets 16)
+	Prec      int    // fixed precision, 0 when none (DTrace ignores ".0")
+	WidthStar bool   // width comes from an argument ("%*d")
+	PrecStar  bool   // precision comes from an argument ("%.*d")
+	Agg       bool   // the '@' flag: the aggregation's result (printa only)
+	Accepts   ArgClass
+	Proto     string // DTrace's prototype text for argument type errors
+
+	def convDef
+}
+
+// Args is the number of arguments (or printa key records) the conversion
+// consumes: one per '*', plus the value itself unless it is %% or %@.
+func (c *Conv) Args() int {
+	n := 0
+	if c.WidthStar {
+		n++
+	}
+	if c.PrecStar {
+		n++
+	}
+	if c.Verb != '%' && !c.Agg {
+		n++
+	}
+	return n
+}
+
+// Printf is a parsed printf(), printa() or similar format.
+type Printf struct {
+	Src   string
+	Convs []Conv
+	// Location is the time zone of %Y and %T (DTrace uses local time);
+	// nil means time.Local.
+	Location *time.Location
+
+	pieces []piece
+}
+
+// piece is literal text followed by a conversion (conv < 0: text only).
+type piece struct {
+	text string
+	conv int
+}
+
+// Error is a format the D compiler rejects. DTrace reports these under the
+// D_SYNTAX tag, e.g. "[D_SYNTAX] line 18: format conversion #1 is
+// undefined: %Z" (test/unittest/printf/err.D_SYNTAX.badconv3.r in
+// dtrace-utils).
+type Error struct {
+	Tag    string // "D_SYNTAX"
+	Index  int    // conversion number, from 1
+	Offset int    // byte offset of the conversion's '%'
+	Msg    string // DTrace's message text, without the tag and position
+}
+
+func (e *Error) Error() string { return e.Msg }
+
+// ParsePrintf parses a format whose escapes the D parser has already
+// resolved. Its errors are DTrace's (dt_printf_create): unsupported
+// positional formats, a second '*' or '.', "%%" combined with flags, a
+// missing or undefined conversion.
+func ParsePrintf(src string) (*Printf, error) {
+	p := &Printf{Src: src}
+	q := 0
+	for {
+		i := strings.IndexByte(src[q:], '%')
+		if i < 0 {
+			break
+		}
+		pos := q + i
+		c, end, err := parseConv(src, pos, len(p.Convs)+1)
+		if err != nil {
+			return nil, err
+		}
+		p.Convs = append(p.Convs, c)
+		p.pieces = append(p.pieces, piece{text: src[q:pos], conv: len(p.Convs) - 1})
+		q = end
+	}
+	if q < len(src) || src == "" {
+		p.pieces = append(p.pieces, piece{text: src[q:], conv: -1})
+	}
+	return p, nil
+}
+
+// parseConv parses the conversion whose '%' is at src[pos] and returns it
+// with the offset just past it. It follows the fmt_switch loop of
+// dt_printf_create.
+func parseConv(src string, pos, index int) (Conv, int, error) {
+	c := Conv{Index: index, Offset: pos}
+	var (
+		zpad, left, alt, spos, group, space bool
+		digits, dot                         int
+		name                                []byte
+	)
+	fail := func(format string, a ...any) (Conv, int, error) {
+		return Conv{}, 0, &Error{Tag: "D_SYNTAX", Index: index, Offset: pos,
+			Msg: fmt.Sprintf("format conversion #%d ", index) + fmt.Sprintf(format, a...)}
+	}
+	p := pos
+	for {
+		p++
+		if p >= len(src) {
+			return fail("name expected before end of format string")
+		}
+		ch := src[p]
+		switch {
+		case ch >= '0' && ch <= '9':
+			if dot == 0 && digits == 0 && ch == '0' {
+				zpad, left = true, false
+				continue
+			}
+			n := 0
+			for p < len(src) && src[p] >= '0' && src[p] <= '9' {
+				if n < maxWidth {
+					n = n*10 + int(src[p]-'0')
+				}
+				p++
+			}
+			n = clampWidth(n)
+			if dot != 0 {
+				c.Prec = n
+			} else {
+				c.Width = n
+			}
+			p--
+			digits++
+		case ch == '#':
+			alt = true
+		case ch == '*':
+			if dot != 0 {
+				if c.PrecStar {
+					// DTrace's message always says "precision": the
+					// test selecting the word is on a nonzero flag.
+					return fail("has more than one '*' specified for the output precision")
+				}
+				c.PrecStar = true
+			} else {
+				if c.WidthStar {
+					return fail("has more than one '*' specified for the output precision")
+				}
+				c.WidthStar = true
+			}
+		case ch == '+':
+			spos = true
+		case ch == '-':
+			left, zpad = true, false
+		case ch == '.':
+			if dot != 0 {
+				return fail("has more than one '.' specified")
+			}
+			dot++
+			digits = 0
+		case ch == '?':
+			c.Width = 16 // LP64
+		case ch == '@':
+			c.Agg = true
+		case ch == '\'':
+			group = true
+		case ch == ' ':
+			space = true
+		case ch == '$':
+			return fail("uses unsupported positional format (%%n$)")
+		case ch == '%' && src[p-1] != '%':
+			return fail("cannot be combined with other format flags: %%%%")
+		case ch == 'h' || ch == 'l' || ch == 'L' || ch == 'w':
+			if len(name) < 6 {
+				name = append(name, ch)
+			}
+		case ch == 0:
+			// A NUL ends a C string: DTrace never sees past it.
+			return fail("name expected before end of format string")
+		default:
+			name = append(name, ch)
+			def, ok := convTable[string(name)]
+			if !ok {
+				return fail("is undefined: %%%s", name)
+			}
+			c.def = def
+			c.Name = def.name
+			c.Verb = ch
+			c.Size = string(name[:len(name)-1])
+			c.Accepts, c.Proto = def.accepts, def.proto
+			if c.Agg {
+				c.Accepts = ArgAgg
+			}
+			var f []byte
+			for _, fl := range []struct {
+				on bool
+				c  byte
+			}{{alt, '#'}, {zpad, '0'}, {left, '-'}, {spos, '+'}, {group, '\''}, {space, ' '}} {
+				if fl.on {
+					f = append(f, fl.c)
+				}
+			}
+			c.Flags = string(f)
+			return c, p + 1, nil
+		}
+	}
+}
+
+// spec builds the libc conversion DTrace hands to printf (dt_printf_format):
+// the flags, then the width unless it is 0, then the precision only when it
+// is positive. A negative dynamic width means '-' and its absolute value.
+func (c *Conv) spec(width, prec int) cspec {
+	s := cspec{prec: -1}
+	for i := 0; i < len(c.Flags); i++ {
+		switch c.Flags[i] {
+		case '#':
+			s.alt = true
+		case '0':
+			s.zero = true
+		case '-':
+			s.left = true
+		case '+':
+			s.plus = true
+		case ' ':
+			s.space = true
+		}
+	}
+	width, prec = clampWidth(width), clampWidth(prec)
+	if width < 0 {
+		s.left = true
+		width = -width
+	}
+	s.width = width
+	if prec > 0 {
+		s.prec = prec
+	}
+	return s
+}
+
+// hasFlag reports whether the conversion carries the flag.
+func (c *Conv) hasFlag(f byte) bool { return strings.IndexByte(c.Flags, f) >= 0 }

@@ -1,0 +1,2 @@
+/* @@opts: -q */
+BEGIN { @[pid == $pid] = count(); printa("%d %@d\n", @); exit(0); }

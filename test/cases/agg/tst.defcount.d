@@ -1,0 +1,2 @@
+/* @@opts: -q */
+BEGIN { @["a"] = count(); @["bb"] = count(); @["bb"] = count(); exit(0); }

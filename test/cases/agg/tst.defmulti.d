@@ -1,0 +1,2 @@
+/* @@opts: -q */
+BEGIN { @a = count(); @b["k"] = sum(7); exit(0); }

@@ -1,0 +1,2 @@
+/* @@opts: -q */
+BEGIN { @ = count(); @ = count(); @ = count(); exit(0); }

@@ -1,0 +1,2 @@
+/* @@opts: -q */
+BEGIN { @["read"] = quantize(10); @["write"] = quantize(100); exit(0); }

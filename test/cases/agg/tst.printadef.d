@@ -1,0 +1,2 @@
+/* @@opts: -q */
+BEGIN { @["z"] = count(); printa(@); exit(0); }
