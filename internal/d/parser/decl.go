@@ -98,7 +98,7 @@ func (p *parser) parseProbeClause() *ast.ProbeClause {
 	default:
 		p.syntaxError() // the token is read again as the next item
 	}
-	c.Body = p.parseClauseBody(c.Pred)
+	c.Body = p.parseClauseBody()
 	return c
 }
 
@@ -128,7 +128,7 @@ func (p *parser) parsePredicate() ast.Expr {
 
 // parseClauseBody parses the { statements } of a clause, or gives a clause
 // without one an empty body.
-func (p *parser) parseClauseBody(pred ast.Expr) *ast.BlockStmt {
+func (p *parser) parseClauseBody() *ast.BlockStmt {
 	if p.tok != token.LBRACE {
 		return &ast.BlockStmt{}
 	}
@@ -184,14 +184,10 @@ func (p *parser) parseTranslatorDecl() ast.Decl {
 
 func (p *parser) parseTranslatorMember() *ast.TranslatorMember {
 	m := &ast.TranslatorMember{Name: p.lit, NamePos: p.pos}
-	errs := p.synErrs
 	p.next()
 	p.expect(token.ASSIGN)
 	m.Value = p.parseAssignExpr()
-	p.expect(token.SEMI)
-	if p.synErrs > errs {
-		p.syncStmt()
-	}
+	p.endItem()
 	return m
 }
 
@@ -218,7 +214,6 @@ func (p *parser) parseProviderDecl() ast.Decl {
 
 func (p *parser) parseProbeDef() *ast.ProbeDef {
 	d := &ast.ProbeDef{ProbePos: p.pos}
-	errs := p.synErrs
 	p.next()
 	if p.tok == token.IDENT {
 		d.Name = p.lit
@@ -230,10 +225,7 @@ func (p *parser) parseProbeDef() *ast.ProbeDef {
 	if p.got(token.COLON) {
 		d.XlateArgs = p.parseParams()
 	}
-	p.expect(token.SEMI)
-	if p.synErrs > errs {
-		p.syncStmt()
-	}
+	p.endItem()
 	return d
 }
 
@@ -340,8 +332,8 @@ func (p *parser) declFor(pos token.Pos, spec declSpec, dc declarator) ast.Decl {
 func (p *parser) tagOnlyDecl(pos token.Pos, spec declSpec) ast.Decl {
 	t := spec.typ
 	switch {
-	case spec.def != nil:
-		return nil
+	case spec.def != nil || t.Tag != "" && len(t.Words) == 0:
+		return nil // defined already, or "struct;" (reported)
 	case t.Tag == "struct" || t.Tag == "union":
 		return &ast.StructDecl{StructPos: pos, Union: t.Tag == "union", Name: t.Words[0]}
 	case t.Tag == "enum":

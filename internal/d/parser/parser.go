@@ -223,8 +223,8 @@ func (p *parser) leave() { p.depth-- }
 // Resynchronisation
 
 // syncStmt skips to the end of a statement after a syntax error: past the
-// next ';' or up to the '}' that closes the enclosing block, skipping any
-// nested braces.
+// next ';', past a nested { } block, or up to the '}' that closes the
+// enclosing block.
 func (p *parser) syncStmt() {
 	depth := 0
 	for p.tok != token.EOF {
@@ -235,7 +235,10 @@ func (p *parser) syncStmt() {
 			if depth == 0 {
 				return
 			}
-			depth--
+			if depth--; depth == 0 {
+				p.next()
+				return
+			}
 		case token.SEMI:
 			if depth == 0 {
 				p.next()
@@ -244,6 +247,17 @@ func (p *parser) syncStmt() {
 		}
 		p.next()
 	}
+}
+
+// endItem ends a member of a struct, translator or provider: it consumes
+// the ';', or reports its absence and skips to the end of the member.
+func (p *parser) endItem() {
+	if p.tok == token.SEMI {
+		p.next()
+		return
+	}
+	p.syntaxError()
+	p.syncStmt()
 }
 
 // syncTop skips to the next top-level item after an item that started at

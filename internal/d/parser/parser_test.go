@@ -564,3 +564,62 @@ func TestPositions(t *testing.T) {
 		t.Errorf("statement at %s, want main.d:42:3", stmt.Pos())
 	}
 }
+
+// TestRecovery pins the partial trees returned with errors: a bad
+// statement, member or item is replaced by a Bad node and parsing resumes
+// after it, so that later statements and clauses are kept.
+func TestRecovery(t *testing.T) {
+	tests := []struct{ src, errs, tree string }{
+		{"BEGIN { x = ; y = 1; }\nEND { z = 2 }",
+			`1:13 D_SYNTAX syntax error near ";"`,
+			"(clause BEGIN{,,,BEGIN} {BADSTMT (= y 1)})\n(clause END{,,,END} {(= z 2)})"},
+		{"int x\nBEGIN { a = 1 }",
+			`2:1 D_SYNTAX syntax error near "BEGIN"`,
+			"(var int x)\n(clause BEGIN{,,,BEGIN} {(= a 1)})"},
+		{"BEGIN /x == / { y = 1; }",
+			`1:13 D_SYNTAX syntax error near "/"`,
+			"(clause BEGIN{,,,BEGIN} /(== x BAD)/ {(= y 1)})"},
+		{"BEGIN { f(1, ; g(); }\ntick-1s { h() }",
+			`1:14 D_SYNTAX syntax error near ";"`,
+			"(clause BEGIN{,,,BEGIN} {BADSTMT (call g)})\n(clause tick-1s{,,,tick-1s} {(call h)})"},
+		{"BEGIN { if (x) { y = ; } z = 2; }",
+			`1:22 D_SYNTAX syntax error near ";"`,
+			"(clause BEGIN{,,,BEGIN} {(if x {BADSTMT}) (= z 2)})"},
+		{"BEGIN { if (x == ) { y = 1; } z = 2; }",
+			`1:18 D_SYNTAX syntax error near ")"`,
+			"(clause BEGIN{,,,BEGIN} {BADSTMT (= z 2)})"},
+		{"BEGIN { this int; x = 1; }",
+			`1:9 D_DECL_USELESS useless declaration`,
+			"(clause BEGIN{,,,BEGIN} {(= x 1)})"},
+		{"BEGIN { this int x y; z = 1; }",
+			`1:20 D_SYNTAX syntax error near "y"`,
+			"(clause BEGIN{,,,BEGIN} {(var this int x) BADSTMT (= z 1)})"},
+		{"BEGIN { x = 1 }}\nEND { }",
+			`1:16 D_SYNTAX syntax error near "}"`,
+			"(clause BEGIN{,,,BEGIN} {(= x 1)})\nBADDECL\n(clause END{,,,END} {})"},
+		{"struct s { int a b; int c; ; int d; };",
+			`1:18 D_SYNTAX syntax error near "b"`,
+			"(struct s int:a int:c int:d)"},
+		{"translator t < struct s *P > { a = ; b = P->b; };\nBEGIN { }",
+			`1:36 D_SYNTAX syntax error near ";"`,
+			"(translator t struct_s_* P (a BAD) (b (-> P b)))\n(clause BEGIN{,,,BEGIN} {})"},
+		{"provider p {\n probe a(int;\n probe b(int);\n};",
+			`2:13 D_SYNTAX syntax error near ";"`,
+			"(provider p (probe a (int)) (probe b (int)))"},
+		{"inline int x = ;\nBEGIN { }",
+			`1:16 D_SYNTAX syntax error near ";"`,
+			"(inline int x BAD)\n(clause BEGIN{,,,BEGIN} {})"},
+		{"BEGIN {\n#pragma D option quiet\n x = \"a\n\"; }",
+			`3:6 D_STR_NL newline encountered in string literal`,
+			"(clause BEGIN{,,,BEGIN} {(= x \"a\n\")})\n(pragma option quiet)"},
+	}
+	for _, tt := range tests {
+		prog, errs := ParseFile("t.d", []byte(tt.src), nil)
+		if got := errText(errs); got != tt.errs {
+			t.Errorf("%q: errors\ngot  %s\nwant %s", tt.src, got, tt.errs)
+		}
+		if got := progString(prog); got != tt.tree {
+			t.Errorf("%q: tree\ngot  %s\nwant %s", tt.src, got, tt.tree)
+		}
+	}
+}

@@ -15,18 +15,25 @@ import (
 // The last statement of a list needs no ';'. Blocks appear only as the
 // branches of if, as in DTrace.
 
-// parseStmtList parses statements up to a '}' or EOF, resynchronising
-// after each statement that had a syntax error.
+// parseStmtList parses statements up to a '}' or EOF. A statement that
+// did not end cleanly comes back as a BadStmt, and the list then skips to
+// the end of it.
 func (p *parser) parseStmtList() []ast.Stmt {
 	var list []ast.Stmt
 	for p.tok != token.RBRACE && p.tok != token.EOF {
-		start, errs := p.pos, p.synErrs
+		start := p.pos
+		ok := true
 		if p.isDeclStmtStart() {
-			list = append(list, p.parseDeclStmts()...)
+			var decls []ast.Stmt
+			decls, ok = p.parseDeclStmts()
+			list = append(list, decls...)
 		} else {
-			list = append(list, p.parseStmt())
+			s := p.parseStmt()
+			list = append(list, s)
+			_, bad := s.(*ast.BadStmt)
+			ok = !bad
 		}
-		if p.synErrs > errs {
+		if !ok {
 			p.syncStmt()
 		}
 		if p.pos == start && p.tok != token.RBRACE && p.tok != token.EOF {
@@ -52,33 +59,40 @@ func (p *parser) parseStmt() ast.Stmt {
 	}
 	pos, errs := p.pos, p.synErrs
 	x := p.parseExpr()
-	if p.synErrs > errs {
+	if p.synErrs > errs || !p.endStmt() {
 		return &ast.BadStmt{At: pos}
 	}
-	p.endStmt()
 	return &ast.ExprStmt{X: x}
 }
 
 // endStmt consumes the ';' after an expression statement; before '}' it
-// may be omitted.
-func (p *parser) endStmt() {
+// may be omitted. It reports whether the statement ended properly.
+func (p *parser) endStmt() bool {
 	switch p.tok {
 	case token.SEMI:
 		p.next()
 	case token.RBRACE:
 	default:
 		p.syntaxError()
+		return false
 	}
+	return true
 }
 
+// parseIfStmt parses an if statement; one whose condition is bad is
+// skipped whole.
 func (p *parser) parseIfStmt() ast.Stmt {
 	s := &ast.IfStmt{IfPos: p.pos}
+	errs := p.synErrs
 	p.next()
 	p.expect(token.LPAREN)
 	p.exprLev++
 	s.Cond = p.parseExpr()
 	p.exprLev--
 	p.expect(token.RPAREN)
+	if p.synErrs > errs {
+		return &ast.BadStmt{At: s.IfPos}
+	}
 	s.Then = p.parseBranch()
 	if p.got(token.ELSE) {
 		s.Else = p.parseBranch()
@@ -120,19 +134,25 @@ func (p *parser) isDeclStmtStart() bool {
 }
 
 // parseDeclStmts parses a clause-local variable declaration, yielding one
-// DeclStmt per declarator.
-func (p *parser) parseDeclStmts() []ast.Stmt {
+// DeclStmt per declarator. It reports whether the declaration ended
+// properly.
+func (p *parser) parseDeclStmts() ([]ast.Stmt, bool) {
 	pos := p.pos
 	spec := p.parseSpecifiers(true)
 	if !spec.hasType || spec.class == "typedef" {
 		p.syntaxError()
-		return []ast.Stmt{&ast.BadStmt{At: pos}}
+		return []ast.Stmt{&ast.BadStmt{At: pos}}, false
+	}
+	if p.tok == token.SEMI {
+		p.error(pos, "D_DECL_USELESS", "useless declaration")
+		p.next()
+		return nil, true
 	}
 	var list []ast.Stmt
-	for p.tok != token.SEMI {
+	for {
 		dc := p.parseDeclarator(spec.typ, nameRequired)
 		if dc.name == "" {
-			return append(list, &ast.BadStmt{At: pos})
+			return append(list, &ast.BadStmt{At: pos}), false
 		}
 		list = append(list, &ast.DeclStmt{Decl: p.declFor(pos, spec, dc).(*ast.VarDecl)})
 		if p.tok != token.COMMA || p.bailed {
@@ -140,6 +160,8 @@ func (p *parser) parseDeclStmts() []ast.Stmt {
 		}
 		p.next()
 	}
-	p.endStmt()
-	return list
+	if !p.endStmt() {
+		return append(list, &ast.BadStmt{At: pos}), false
+	}
+	return list, true
 }

@@ -170,11 +170,8 @@ func (p *parser) parseStructBody(pos token.Pos, union bool, name string) *ast.St
 	d := &ast.StructDecl{StructPos: pos, Union: union, Name: name, Fields: []*ast.Field{}}
 	p.next() // {
 	for p.tok != token.RBRACE && p.tok != token.EOF {
-		start, errs := p.pos, p.synErrs
+		start := p.pos
 		d.Fields = append(d.Fields, p.parseMember()...)
-		if p.synErrs > errs {
-			p.syncStmt()
-		}
 		if p.pos == start && p.tok != token.RBRACE {
 			p.next()
 		}
@@ -189,6 +186,7 @@ func (p *parser) parseMember() []*ast.Field {
 	spec := p.parseSpecifiers(false)
 	if !spec.hasType {
 		p.syntaxError()
+		p.syncStmt()
 		return nil
 	}
 	var fields []*ast.Field
@@ -210,7 +208,7 @@ func (p *parser) parseMember() []*ast.Field {
 		}
 		p.next()
 	}
-	p.expect(token.SEMI)
+	p.endItem()
 	return fields
 }
 

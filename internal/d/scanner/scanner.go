@@ -179,10 +179,11 @@ func (s *Scanner) skipBlockComment() {
 	s.error(start, "D_SYNTAX", "end-of-file encountered before matching */")
 }
 
-// atLineStart reports whether only blanks precede s.off on its line.
+// atLineStart reports whether only blanks precede s.off on its line. It
+// scans backwards so that it stops at the first non-blank.
 func (s *Scanner) atLineStart() bool {
-	for _, c := range s.src[s.lineStart:s.off] {
-		if c != ' ' && c != '\t' && c != '\f' && c != '\v' {
+	for i := s.off - 1; i >= s.lineStart; i-- {
+		if c := s.src[i]; c != ' ' && c != '\t' && c != '\f' && c != '\v' && c != '\r' {
 			return false
 		}
 	}
