@@ -294,6 +294,10 @@ var aluOps = map[token.Kind]asm.ALUOp{
 
 func (g *gen) binary(x *ast.BinaryExpr) {
 	switch x.Op {
+	case token.COMMA:
+		g.exprStmt(x.X)
+		g.expr(x.Y)
+		return
 	case token.LAND, token.LOR, token.LXOR, token.EQL, token.NEQ, token.LSS, token.LEQ, token.GTR, token.GEQ:
 		f, end := g.label("bf"), g.label("be")
 		g.cond0(x, f)

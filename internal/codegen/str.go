@@ -140,6 +140,9 @@ func (g *gen) strInto(e ast.Expr, off, n int) {
 				g.strInto(x.Args[0], off, n)
 				return
 			}
+			if g.strFunc(b.Name, x, off, n) {
+				return
+			}
 			g.errorf(x.Pos(), "%s( ) is not supported yet", b.Name)
 			return
 		}

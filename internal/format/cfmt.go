@@ -10,6 +10,7 @@ package format
 import (
 	"math"
 	"strconv"
+	"strings"
 )
 
 // maxWidth bounds widths and precisions so that a hostile "%*d" cannot make
@@ -100,8 +101,8 @@ func fmtInt(b []byte, s cspec, verb byte, bits uint64, is64 bool) []byte {
 	if s.prec == 0 && mag == 0 {
 		digits = ""
 	}
-	for s.prec > len(digits) {
-		digits = "0" + digits
+	if s.prec > len(digits) {
+		digits = strings.Repeat("0", s.prec-len(digits)) + digits
 	}
 	var prefix string
 	switch verb {
@@ -127,10 +128,8 @@ func fmtInt(b []byte, s cspec, verb byte, bits uint64, is64 bool) []byte {
 			prefix = "0X"
 		}
 	}
-	if s.zero && !s.left && s.prec < 0 {
-		for len(prefix)+len(digits) < s.width {
-			digits = "0" + digits
-		}
+	if n := s.width - len(prefix) - len(digits); s.zero && !s.left && s.prec < 0 && n > 0 {
+		digits = strings.Repeat("0", n) + digits
 	}
 	return fill(b, s, prefix+digits)
 }
@@ -184,10 +183,8 @@ func fmtFloat(b []byte, s cspec, verb byte, f float64) []byte {
 	case s.space:
 		sign = " "
 	}
-	if finite && s.zero && !s.left {
-		for len(sign)+len(body) < s.width {
-			body = "0" + body
-		}
+	if n := s.width - len(sign) - len(body); finite && s.zero && !s.left && n > 0 {
+		body = strings.Repeat("0", n) + body
 	}
 	return fill(b, s, sign+body)
 }

@@ -24,12 +24,16 @@ const (
 type Value struct {
 	Kind   Kind
 	Int    int64  // Int: the bits; for unsigned values read as uint64(Int)
-	Size   int    // Int: size in bytes (1, 2, 4, 8); Bytes: length
+	Size   int    // Int: size in bytes (1, 2, 4, 8); Bytes: length; String: record size (strsize) when known, 0 if not
 	Signed bool   // Int: whether the D type is signed
 	Str    string // String; also the formatted symbol for Sym/USym/Mod/UMod/UAddr
 	Frames []string
 	Addr   uint64 // Sym/USym/Mod/UMod/UAddr: the raw address
 	Raw    []byte // Bytes
+	// PCs are the raw program counters of a Stack or UStack, when known.
+	// Optional: DTrace sorts aggregation keys that are stacks by these
+	// bytes; without them package format compares Frames instead.
+	PCs []uint64
 }
 
 // IntValue returns a signed 64-bit integer value.

@@ -269,6 +269,8 @@ func (c *checker) binary(x *ast.BinaryExpr) *Type {
 		c.info.Consts[x] = Const{Int: v}
 	}
 	switch x.Op {
+	case token.COMMA:
+		return b
 	case token.LAND, token.LOR, token.LXOR:
 		if !scalarish(a) || !scalarish(b) {
 			c.errorf(x.OpPos, "D_OP_SCALAR", "operator %s requires operands of scalar type", x.Op)

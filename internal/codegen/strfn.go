@@ -1,0 +1,243 @@
+package codegen
+
+import (
+	"github.com/cilium/ebpf/asm"
+
+	"github.com/sonde-trace/sonde/internal/d/ast"
+)
+
+// String subroutines. Sources are made addressable in scratch first; the
+// results are written NUL-padded into scratch[off:off+n]. Copies use
+// bpf_probe_read_kernel_str, which stops at the NUL and bounds the length,
+// so each routine needs at most one bounded loop (for a search).
+
+// kstr copies the NUL-terminated string at src (a register set up by
+// setSrc) into scratch[dst + R-offset]; R0 returns bytes copied with NUL.
+func (g *gen) kstr(dstOff int, dstVar asm.Register, size asm.Register, setSrc func(asm.Register)) {
+	setSrc(asm.R3)
+	g.emit(asm.Mov.Reg(asm.R1, rS), asm.Add.Imm(asm.R1, int32(dstOff)))
+	if dstVar != asm.R0 {
+		g.emit(asm.Add.Reg(asm.R1, dstVar))
+	}
+	g.emit(asm.Mov.Reg(asm.R2, size), asm.FnProbeReadKernelStr.Call())
+}
+
+// clamp bounds register r to [lo, hi] (signed), for the verifier.
+func (g *gen) clamp(r asm.Register, lo, hi int32) {
+	a, b := g.label("cl_lo"), g.label("cl_hi")
+	g.emit(
+		asm.JSGE.Imm(r, lo, a), asm.Mov.Imm(r, lo),
+		asm.JSLE.Imm(r, hi, b).WithSymbol(a), asm.Mov.Imm(r, hi),
+		asm.Mov.Reg(r, r).WithSymbol(b),
+	)
+}
+
+// strFunc compiles a string-valued subroutine into scratch[off:off+n].
+// It reports false when name is not one it knows.
+func (g *gen) strFunc(name string, x *ast.CallExpr, off, n int) bool {
+	switch name {
+	case "strjoin":
+		g.strjoin(x, off, n)
+	case "substr":
+		g.substr(x, off, n)
+	case "strchr", "strrchr":
+		g.strchr(x, off, n, name == "strrchr")
+	case "basename", "dirname":
+		g.basename(x, off, n, name == "dirname")
+	case "toupper", "tolower":
+		g.strInto(x.Args[0], off, n)
+		g.caseMap(off, n, name == "toupper")
+	case "lltostr":
+		g.lltostr(x, off, n)
+	default:
+		return false
+	}
+	return true
+}
+
+// strjoin: a then b, bounded by n.
+func (g *gen) strjoin(x *ast.CallExpr, off, n int) {
+	a := g.strExpr(x.Args[0])
+	b := g.strExpr(x.Args[1])
+	tmp := g.temp(2 * n) // room for the verifier's worst case of the second copy
+	g.zero(tmp, 2*n)
+	g.emit(asm.Mov.Imm(asm.R4, int32(n)))
+	g.kstr(tmp, asm.R0, asm.R4, func(r asm.Register) { g.addr(r, a) })
+	g.emit(asm.Sub.Imm(asm.R0, 1))
+	g.clamp(asm.R0, 0, int32(n-1))
+	g.emit(asm.Mov.Reg(regTmp, asm.R0), asm.Mov.Imm(asm.R4, int32(n)), asm.Sub.Reg(asm.R4, regTmp))
+	g.clamp(asm.R4, 1, int32(n))
+	g.kstr(tmp, regTmp, asm.R4, func(r asm.Register) { g.addr(r, b) })
+	g.copyScratch(off, tmp, n)
+}
+
+// copyScratch copies n bytes between scratch areas and forces the NUL.
+func (g *gen) copyScratch(dst, src, n int) {
+	if dst == src {
+		return
+	}
+	g.emit(asm.Mov.Reg(asm.R3, rS), asm.Add.Imm(asm.R3, int32(src)))
+	g.copyFromReg(dst, asm.R3, n, n)
+}
+
+// substrFrom copies from src+R(start) at most R(count) bytes (plus NUL).
+func (g *gen) substrCopy(off, n int, src strLoc, start, count asm.Register) {
+	// count+1 bytes including the NUL, bounded by n
+	g.emit(asm.Mov.Reg(asm.R4, count), asm.Add.Imm(asm.R4, 1))
+	g.clamp(asm.R4, 1, int32(n))
+	g.clamp(start, 0, int32(src.size-1))
+	g.emit(asm.Mov.Reg(regTmp, start))
+	g.kstr(off, asm.R0, asm.R4, func(r asm.Register) { g.addr(r, src); g.emit(asm.Add.Reg(r, regTmp)) })
+	g.emit(asm.StoreImm(rS, int16(off+n-1), 0, asm.Byte))
+}
+
+// substr(s, i [, len]) as DTrace: a negative i counts from the end.
+func (g *gen) substr(x *ast.CallExpr, off, n int) {
+	s := g.strExpr(x.Args[0])
+	g.zero(off, n)
+	g.strlen(s)
+	slen := g.push()
+	g.expr(x.Args[1])
+	// i < 0: i += slen; clamp to [0, slen]
+	pos := g.label("ss_pos")
+	g.emit(asm.JSGE.Imm(asm.R0, 0, pos), asm.LoadMem(asm.R1, asm.R10, slen, asm.DWord), asm.Add.Reg(asm.R0, asm.R1))
+	g.emit(asm.Mov.Reg(asm.R0, asm.R0).WithSymbol(pos))
+	g.clamp(asm.R0, 0, int32(s.size-1))
+	start := g.push()
+	if len(x.Args) > 2 {
+		g.expr(x.Args[2])
+	} else {
+		g.emit(asm.LoadMem(asm.R0, asm.R10, slen, asm.DWord), asm.LoadMem(asm.R1, asm.R10, start, asm.DWord), asm.Sub.Reg(asm.R0, asm.R1))
+	}
+	end := g.label("ss_end")
+	g.emit(asm.JSLE.Imm(asm.R0, 0, end), asm.Mov.Reg(asm.R5, asm.R0), asm.LoadMem(asm.R0, asm.R10, start, asm.DWord))
+	g.substrCopy(off, n, s, asm.R0, asm.R5)
+	g.emit(asm.Mov.Imm(asm.R0, 0).WithSymbol(end))
+	g.stack -= 16
+}
+
+// findChar leaves in R0 the index of the first (or last) byte c in s, or
+// -1; c is in the stack slot cslot.
+func (g *gen) findChar(s strLoc, cslot int16, last bool) {
+	g.addr(asm.R1, s)
+	loop, done, next := g.label("fc_loop"), g.label("fc_done"), g.label("fc_next")
+	g.emit(
+		asm.Mov.Imm(asm.R0, -1),
+		asm.Mov.Imm(asm.R3, 0),
+		asm.LoadMem(asm.R4, asm.R10, cslot, asm.DWord),
+		asm.JGE.Imm(asm.R3, int32(s.size), done).WithSymbol(loop),
+		asm.LoadMem(asm.R2, asm.R1, 0, asm.Byte),
+		asm.JEq.Imm(asm.R2, 0, done),
+		asm.JNE.Reg(asm.R2, asm.R4, next),
+		asm.Mov.Reg(asm.R0, asm.R3),
+	)
+	if !last {
+		g.emit(asm.Ja.Label(done))
+	}
+	g.emit(
+		asm.Add.Imm(asm.R1, 1).WithSymbol(next),
+		asm.Add.Imm(asm.R3, 1),
+		asm.Ja.Label(loop),
+		asm.Mov.Reg(asm.R0, asm.R0).WithSymbol(done),
+	)
+}
+
+// strchr/strrchr: the rest of s from the first/last c, or "" when absent.
+func (g *gen) strchr(x *ast.CallExpr, off, n int, last bool) {
+	s := g.strExpr(x.Args[0])
+	g.zero(off, n)
+	g.expr(x.Args[1])
+	c := g.push()
+	g.findChar(s, c, last)
+	end := g.label("sc_end")
+	g.emit(asm.JSLT.Imm(asm.R0, 0, end), asm.Mov.Imm(asm.R5, int32(n)))
+	g.substrCopy(off, n, s, asm.R0, asm.R5)
+	g.emit(asm.Mov.Imm(asm.R0, 0).WithSymbol(end))
+	g.stack -= 8
+}
+
+// basename/dirname split at the last '/'.
+func (g *gen) basename(x *ast.CallExpr, off, n int, dir bool) {
+	s := g.strExpr(x.Args[0])
+	g.zero(off, n)
+	g.emit(asm.Mov.Imm(asm.R0, '/'))
+	c := g.push()
+	g.findChar(s, c, true)
+	none, end := g.label("bn_none"), g.label("bn_end")
+	g.emit(asm.JSLT.Imm(asm.R0, 0, none))
+	if dir {
+		// dirname: s[0:i], or "/" when the slash is the first byte
+		root := g.label("bn_root")
+		g.emit(asm.JEq.Imm(asm.R0, 0, root), asm.Mov.Reg(asm.R5, asm.R0), asm.Mov.Imm(asm.R0, 0))
+		g.substrCopy(off, n, s, asm.R0, asm.R5)
+		g.emit(asm.Ja.Label(end))
+		g.emit(asm.StoreImm(rS, int16(off), '/', asm.Byte).WithSymbol(root), asm.Ja.Label(end))
+		g.emit(asm.StoreImm(rS, int16(off), '.', asm.Byte).WithSymbol(none))
+	} else {
+		g.emit(asm.Add.Imm(asm.R0, 1), asm.Mov.Imm(asm.R5, int32(n)))
+		g.substrCopy(off, n, s, asm.R0, asm.R5)
+		g.emit(asm.Ja.Label(end), asm.Mov.Imm(asm.R0, 0).WithSymbol(none))
+		g.emit(asm.Mov.Imm(asm.R0, 0), asm.Mov.Imm(asm.R5, int32(n)))
+		g.substrCopy(off, n, s, asm.R0, asm.R5)
+	}
+	g.emit(asm.Mov.Imm(asm.R0, 0).WithSymbol(end))
+	g.stack -= 8
+}
+
+// caseMap converts scratch[off:off+n] to upper or lower case in place.
+func (g *gen) caseMap(off, n int, upper bool) {
+	lo, hi, delta := int32('a'), int32('z'), int32(-32)
+	if !upper {
+		lo, hi, delta = 'A', 'Z', 32
+	}
+	g.emit(asm.Mov.Reg(asm.R1, rS), asm.Add.Imm(asm.R1, int32(off)), asm.Mov.Imm(asm.R3, 0))
+	loop, done, next := g.label("cm_loop"), g.label("cm_done"), g.label("cm_next")
+	g.emit(
+		asm.JGE.Imm(asm.R3, int32(n), done).WithSymbol(loop),
+		asm.LoadMem(asm.R2, asm.R1, 0, asm.Byte),
+		asm.JEq.Imm(asm.R2, 0, done),
+		asm.JLT.Imm(asm.R2, lo, next),
+		asm.JGT.Imm(asm.R2, hi, next),
+		asm.Add.Imm(asm.R2, delta),
+		asm.StoreMem(asm.R1, 0, asm.R2, asm.Byte),
+		asm.Add.Imm(asm.R1, 1).WithSymbol(next),
+		asm.Add.Imm(asm.R3, 1),
+		asm.Ja.Label(loop),
+		asm.Mov.Reg(asm.R0, asm.R0).WithSymbol(done),
+	)
+}
+
+// lltostr writes a decimal integer.
+func (g *gen) lltostr(x *ast.CallExpr, off, n int) {
+	g.expr(x.Args[0])
+	tmp := g.temp(24)
+	g.zero(tmp, 24)
+	g.zero(off, n)
+	// R1: cursor from the end; R2: |v|; R5: negative flag
+	pos, loop := g.label("lt_pos"), g.label("lt_loop")
+	g.emit(
+		asm.Mov.Imm(asm.R5, 0),
+		asm.JSGE.Imm(asm.R0, 0, pos),
+		asm.Mov.Imm(asm.R5, 1),
+		asm.Neg.Imm(asm.R0, 0),
+		asm.Mov.Reg(asm.R2, asm.R0).WithSymbol(pos),
+		asm.Mov.Reg(asm.R1, rS), asm.Add.Imm(asm.R1, int32(tmp+22)),
+		asm.Mov.Imm(asm.R3, 0),
+		// do { *p-- = '0' + v % 10; v /= 10 } while (v && i < 20)
+		asm.Mov.Reg(asm.R4, asm.R2).WithSymbol(loop),
+		asm.Mod.Imm(asm.R4, 10),
+		asm.Add.Imm(asm.R4, '0'),
+		asm.StoreMem(asm.R1, 0, asm.R4, asm.Byte),
+		asm.Sub.Imm(asm.R1, 1),
+		asm.Div.Imm(asm.R2, 10),
+		asm.Add.Imm(asm.R3, 1),
+		asm.JEq.Imm(asm.R2, 0, loop+"_e"),
+		asm.JLT.Imm(asm.R3, 20, loop),
+		asm.Mov.Reg(asm.R0, asm.R0).WithSymbol(loop+"_e"),
+	)
+	neg := g.label("lt_nn")
+	g.emit(asm.JEq.Imm(asm.R5, 0, neg), asm.StoreImm(asm.R1, 0, '-', asm.Byte), asm.Sub.Imm(asm.R1, 1))
+	g.emit(asm.Add.Imm(asm.R1, 1).WithSymbol(neg))
+	g.emit(asm.Mov.Reg(asm.R3, asm.R1), asm.Mov.Reg(asm.R1, rS), asm.Add.Imm(asm.R1, int32(off)),
+		asm.Mov.Imm(asm.R2, int32(min(n, 24))), asm.FnProbeReadKernelStr.Call())
+}
