@@ -244,7 +244,8 @@ func (g *gen) callInt(x *ast.CallExpr) {
 	}
 }
 
-// strlen counts the bytes before the NUL of a string into R0.
+// strlen counts the bytes before the NUL of a string into R0, without a
+// data-dependent branch (so the verifier walks the loop once).
 func (g *gen) strlen(l strLoc) {
 	if l.area == inProbe {
 		g.errorf(g.rec.Pos, "strlen of a probe string is not supported yet")
@@ -254,11 +255,16 @@ func (g *gen) strlen(l strLoc) {
 	loop, end := g.label("sl_loop"), g.label("sl_end")
 	g.emit(
 		asm.Mov.Imm(asm.R0, 0),
-		asm.JGE.Imm(asm.R0, int32(l.size-1), end).WithSymbol(loop),
+		asm.Mov.Imm(asm.R3, 1), // still counting
+		asm.Mov.Imm(asm.R4, 0),
+		asm.JGE.Imm(asm.R4, int32(l.size-1), end).WithSymbol(loop),
 		asm.LoadMem(asm.R2, asm.R1, 0, asm.Byte),
-		asm.JEq.Imm(asm.R2, 0, end),
+		// counting &= (b != 0): (b - 1) >> 63 is 1 only for b == 0
+		asm.Sub.Imm(asm.R2, 1), asm.RSh.Imm(asm.R2, 63), asm.Xor.Imm(asm.R2, 1),
+		asm.And.Reg(asm.R3, asm.R2),
+		asm.Add.Reg(asm.R0, asm.R3),
 		asm.Add.Imm(asm.R1, 1),
-		asm.Add.Imm(asm.R0, 1),
+		asm.Add.Imm(asm.R4, 1),
 		asm.Ja.Label(loop),
 		asm.Mov.Reg(asm.R0, asm.R0).WithSymbol(end),
 	)

@@ -245,22 +245,28 @@ func (g *gen) strCompare(x *ast.BinaryExpr, f string) {
 	n := min(a.size, b.size)
 	g.addr(asm.R1, a)
 	g.addr(asm.R2, b)
-	loop, eq, diff, end := g.label("sc_loop"), g.label("sc_eq"), g.label("sc_diff"), g.label("sc_end")
+	// Branch-free compare: R0 takes the first difference; R5 is 1 until
+	// a difference or the NUL ends the comparison.
+	loop, end := g.label("sc_loop"), g.label("sc_end")
 	g.emit(
-		asm.Mov.Imm(asm.R3, 0),
-		asm.JGE.Imm(asm.R3, int32(n), eq).WithSymbol(loop),
-		asm.LoadMem(asm.R4, asm.R1, 0, asm.Byte),
-		asm.LoadMem(asm.R5, asm.R2, 0, asm.Byte),
-		asm.JNE.Reg(asm.R4, asm.R5, diff),
-		asm.JEq.Imm(asm.R4, 0, eq),
+		asm.Mov.Imm(asm.R0, 0),
+		asm.Mov.Imm(asm.R5, 1),
+		asm.Mov.Imm(regTmp, 0),
+		asm.JGE.Imm(regTmp, int32(n), end).WithSymbol(loop),
+		asm.LoadMem(asm.R3, asm.R1, 0, asm.Byte),
+		asm.LoadMem(asm.R4, asm.R2, 0, asm.Byte),
+		asm.Sub.Reg(asm.R4, asm.R3), asm.Neg.Imm(asm.R4, 0), // d = a - b
+		// R0 |= d & -live
+		asm.Mov.Reg(asm.R3, asm.R5), asm.Neg.Imm(asm.R3, 0), asm.And.Reg(asm.R3, asm.R4), asm.Or.Reg(asm.R0, asm.R3),
+		// live &= (d == 0) && (a != 0)
+		asm.Mov.Reg(asm.R3, asm.R4), asm.Neg.Imm(asm.R3, 0), asm.Or.Reg(asm.R3, asm.R4), asm.RSh.Imm(asm.R3, 63),
+		asm.Xor.Imm(asm.R3, 1), asm.And.Reg(asm.R5, asm.R3),
+		asm.LoadMem(asm.R3, asm.R1, 0, asm.Byte), asm.Sub.Imm(asm.R3, 1), asm.RSh.Imm(asm.R3, 63), asm.Xor.Imm(asm.R3, 1),
+		asm.And.Reg(asm.R5, asm.R3),
 		asm.Add.Imm(asm.R1, 1),
 		asm.Add.Imm(asm.R2, 1),
-		asm.Add.Imm(asm.R3, 1),
+		asm.Add.Imm(regTmp, 1),
 		asm.Ja.Label(loop),
-		asm.Mov.Reg(asm.R0, asm.R4).WithSymbol(diff),
-		asm.Sub.Reg(asm.R0, asm.R5),
-		asm.Ja.Label(end),
-		asm.Mov.Imm(asm.R0, 0).WithSymbol(eq),
 		asm.Mov.Reg(asm.R0, asm.R0).WithSymbol(end),
 	)
 	g.emit(notJump[op][1].Imm(asm.R0, 0, f))

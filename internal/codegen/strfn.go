@@ -4,6 +4,7 @@ import (
 	"github.com/cilium/ebpf/asm"
 
 	"github.com/sonde-trace/sonde/internal/d/ast"
+	"github.com/sonde-trace/sonde/internal/provider"
 )
 
 // String subroutines. Sources are made addressable in scratch first; the
@@ -117,25 +118,35 @@ func (g *gen) substr(x *ast.CallExpr, off, n int) {
 }
 
 // findChar leaves in R0 the index of the first (or last) byte c in s, or
-// -1; c is in the stack slot cslot.
+// -1; c is in the stack slot cslot. The loop is branch-free but for its
+// bound, so the verifier sees one path whatever the bytes are.
 func (g *gen) findChar(s strLoc, cslot int16, last bool) {
 	g.addr(asm.R1, s)
-	loop, done, next := g.label("fc_loop"), g.label("fc_done"), g.label("fc_next")
+	loop, done := g.label("fc_loop"), g.label("fc_done")
 	g.emit(
 		asm.Mov.Imm(asm.R0, -1),
 		asm.Mov.Imm(asm.R3, 0),
-		asm.LoadMem(asm.R4, asm.R10, cslot, asm.DWord),
+		provider.StoreImm64(asm.R10, cslot-8, 0), // ended: a NUL was seen
 		asm.JGE.Imm(asm.R3, int32(s.size), done).WithSymbol(loop),
 		asm.LoadMem(asm.R2, asm.R1, 0, asm.Byte),
-		asm.JEq.Imm(asm.R2, 0, done),
-		asm.JNE.Reg(asm.R2, asm.R4, next),
-		asm.Mov.Reg(asm.R0, asm.R3),
+		// ended |= (b == 0)
+		asm.Mov.Reg(asm.R5, asm.R2), asm.Sub.Imm(asm.R5, 1), asm.RSh.Imm(asm.R5, 63),
+		asm.LoadMem(asm.R4, asm.R10, cslot-8, asm.DWord), asm.Or.Reg(asm.R4, asm.R5),
+		asm.StoreMem(asm.R10, cslot-8, asm.R4, asm.DWord),
+		// hit = (b == c) && !ended
+		asm.LoadMem(asm.R5, asm.R10, cslot, asm.DWord), asm.Xor.Reg(asm.R5, asm.R2),
+		asm.Sub.Imm(asm.R5, 1), asm.RSh.Imm(asm.R5, 63),
+		asm.Xor.Imm(asm.R4, 1), asm.And.Reg(asm.R5, asm.R4),
 	)
 	if !last {
-		g.emit(asm.Ja.Label(done))
+		// only the first hit: while R0 is still -1 (top bit set)
+		g.emit(asm.Mov.Reg(asm.R4, asm.R0), asm.RSh.Imm(asm.R4, 63), asm.And.Reg(asm.R5, asm.R4))
 	}
 	g.emit(
-		asm.Add.Imm(asm.R1, 1).WithSymbol(next),
+		// R0 = hit ? i : R0
+		asm.Neg.Imm(asm.R5, 0),
+		asm.Mov.Reg(asm.R4, asm.R3), asm.Xor.Reg(asm.R4, asm.R0), asm.And.Reg(asm.R4, asm.R5), asm.Xor.Reg(asm.R0, asm.R4),
+		asm.Add.Imm(asm.R1, 1),
 		asm.Add.Imm(asm.R3, 1),
 		asm.Ja.Label(loop),
 		asm.Mov.Reg(asm.R0, asm.R0).WithSymbol(done),
@@ -148,7 +159,9 @@ func (g *gen) strchr(x *ast.CallExpr, off, n int, last bool) {
 	g.zero(off, n)
 	g.expr(x.Args[1])
 	c := g.push()
+	g.stack += 8
 	g.findChar(s, c, last)
+	g.stack -= 8
 	end := g.label("sc_end")
 	g.emit(asm.JSLT.Imm(asm.R0, 0, end), asm.Mov.Imm(asm.R5, int32(n)))
 	g.substrCopy(off, n, s, asm.R0, asm.R5)
@@ -162,7 +175,9 @@ func (g *gen) basename(x *ast.CallExpr, off, n int, dir bool) {
 	g.zero(off, n)
 	g.emit(asm.Mov.Imm(asm.R0, '/'))
 	c := g.push()
+	g.stack += 8
 	g.findChar(s, c, true)
+	g.stack -= 8
 	none, end := g.label("bn_none"), g.label("bn_end")
 	g.emit(asm.JSLT.Imm(asm.R0, 0, none))
 	if dir {

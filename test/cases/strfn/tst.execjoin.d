@@ -1,0 +1,2 @@
+/* @@opts: -q */
+BEGIN { printf("%s\n", strjoin(execname, ":x")); exit(0); }

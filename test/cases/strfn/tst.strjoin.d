@@ -1,0 +1,2 @@
+/* @@opts: -q */
+BEGIN { printf("%s\n", strjoin("foo", "bar")); exit(0); }
