@@ -151,7 +151,7 @@ func (g *gen) layoutVars() {
 	g.thiss = map[*check.Var]varLoc{}
 	g.assoc = map[*check.Var]*assocMap{}
 	g.aggs = map[*check.Var]*plan.Agg{}
-	g.globSize = 8 // offset 0: wall-clock offset set by the consumer
+	g.globSize = 16 // offset 0: wall-clock offset set by the consumer; 8: speculation IDs
 	for _, v := range g.info.Globals {
 		if v.Type == nil {
 			continue
@@ -416,7 +416,8 @@ func (g *gen) clause(cl *check.Clause, skip string) {
 		)
 	}
 	if pc.Body != nil {
-		for _, s := range pc.Body.Stmts {
+		for i, s := range pc.Body.Stmts {
+			g.action = i + 1 // DTrace numbers every statement as an action
 			g.stmt(s)
 		}
 	}

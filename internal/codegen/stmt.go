@@ -149,7 +149,6 @@ func boolStr(b bool) string {
 
 // record appends an action that records the values of args.
 func (g *gen) record(kind plan.ActionKind, x *ast.CallExpr, args []ast.Expr, format string, aggs []int) {
-	g.action++
 	act := plan.Action{Kind: kind, Format: format, Aggs: aggs, Pos: x.Pos()}
 	if g.cond > 0 {
 		act.Cond = true
@@ -189,7 +188,6 @@ func (g *gen) tracemem(x *ast.CallExpr) {
 		g.errorf(x.Args[1].Pos(), "tracemem( ) size must be between 1 and 4096")
 		return
 	}
-	g.action++
 	f := plan.Field{Kind: plan.FBytes, Offset: g.recOff, Size: size}
 	g.recOff += roundUp(size, 8)
 	g.expr(x.Args[0])
@@ -234,11 +232,11 @@ func (g *gen) callInt(x *ast.CallExpr) {
 		// A new speculation ID from a global counter (the consumer
 		// buffers speculative records until commit or discard).
 		g.emit(
-			asm.LoadMapValue(asm.R1, 0, 0).WithReference(plan.MapGlobals),
+			asm.LoadMapValue(asm.R1, 0, 8).WithReference(plan.MapGlobals),
 			asm.Mov.Imm(asm.R0, 1),
-			asm.StoreXAdd(asm.R1, asm.R0, asm.DWord),
+			asm.FetchAdd.Mem(asm.R1, asm.R0, asm.DWord, 0),
+			asm.Add.Imm(asm.R0, 1),
 		)
-		g.errorf(x.Pos(), "speculation( ) is not supported yet")
 	default:
 		g.errorf(x.Pos(), "%s( ) is not supported yet", b.Name)
 	}

@@ -142,8 +142,13 @@ func (c *Consumer) record(r *plan.Record, b []byte) {
 		w.WriteString(format.ProbePrefix(cpu, probe.ID, probe.Function, probe.Name))
 		prefix = true
 	}
+	spec := int64(0)
 	for _, a := range r.Actions {
 		if a.Cond && mask&(1<<a.Bit) == 0 {
+			continue
+		}
+		if a.Kind == plan.ActSpeculate {
+			spec = c.fields(&a, b)[0].Int
 			continue
 		}
 		c.action(w, r, &a, b, probe, cpu)
@@ -153,6 +158,11 @@ func (c *Consumer) record(r *plan.Record, b []byte) {
 	}
 	if prefix {
 		w.WriteString(format.ProbeEnd(false))
+	}
+	if spec != 0 {
+		// speculative: kept until commit() or discard() of its ID
+		c.spec[spec] = append(c.spec[spec], append([]byte(nil), buf.Bytes()...))
+		return
 	}
 	c.out.Write(buf.Bytes())
 }
@@ -222,6 +232,14 @@ func (c *Consumer) action(w *bytes.Buffer, r *plan.Record, a *plan.Action, b []b
 		if p, err := os.FindProcess(int(u32(b, plan.HdrProbe))); err == nil {
 			_ = p
 		}
+	case plan.ActCommit:
+		id := vals[0].Int
+		for _, t := range c.spec[id] {
+			w.Write(t)
+		}
+		delete(c.spec, id)
+	case plan.ActDiscard:
+		delete(c.spec, vals[0].Int)
 	case plan.ActSetopt:
 		if len(a.Str) > 0 {
 			c.setopt(a.Str)
@@ -587,7 +605,7 @@ func (c *Consumer) printa(w *bytes.Buffer, a *plan.Action) {
 }
 
 // PrintAll prints every aggregation that printa() has not printed, as
-// DTrace does at exit.
+// DTrace does at exit (with its leading blank line even when there is none).
 func (c *Consumer) PrintAll() {
 	var aggs []*value.Aggregation
 	for i := range c.p.Aggs {
@@ -602,9 +620,6 @@ func (c *Consumer) PrintAll() {
 		}
 	}
 	aggs = nonEmpty
-	if len(aggs) == 0 {
-		return
-	}
 	if c.opts.JSON {
 		for _, a := range aggs {
 			format.JSONAggregation(c.out, a, c.opts.Agg)

@@ -763,3 +763,31 @@ func TestSortpos(t *testing.T) {
 		}
 	}
 }
+
+func TestPrintAggregationAndErrors(t *testing.T) {
+	a := newAgg("x", 3, value.Count, value.AggParams{}).add(vals(str("k")), 0, 0)
+	var sb strings.Builder
+	if err := PrintAggregation(&sb, a.a, AggOpts{}); err != nil {
+		t.Fatal(err)
+	}
+	want := "\n  k                                                                 1\n"
+	diff(t, "printa(@x)", sb.String(), want)
+
+	// printa(@) of an empty aggregation prints only its newline;
+	// printa("fmt", @) nothing.
+	e := newAgg("e", 4, value.Sum, value.AggParams{})
+	diff(t, "printa(@empty)", printa(t, "", AggOpts{}, e.a), "\n")
+	diff(t, "printa(fmt, @empty)", printa(t, "%@d\n", AggOpts{}, e.a), "")
+
+	// More key conversions than keys is DTrace's EDT_DMISMATCH.
+	p, _ := ParsePrintf("%s %s %@d\n")
+	if err := Printa(&sb, p, []*value.Aggregation{a.a}, AggOpts{}); err == nil {
+		t.Error("printa with too many key conversions: no error")
+	}
+	// Invalid lquantize() parameters cannot be plotted.
+	l := &value.Aggregation{Func: value.Lquantize, Params: value.AggParams{Step: 0},
+		Rows: []value.AggRow{{Val: value.AggValue{Buckets: []int64{1}}}}}
+	if err := PrintAll(&sb, []*value.Aggregation{l}, AggOpts{}); err == nil {
+		t.Error("lquantize with step 0: no error")
+	}
+}

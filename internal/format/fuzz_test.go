@@ -33,7 +33,7 @@ func FuzzPrintf(f *testing.F) {
 		for _, fn := range []value.AggFunc{value.Count, value.Avg, value.Stddev, value.Quantize, value.Lquantize, value.Llquantize} {
 			agg := &value.Aggregation{Func: fn, Normal: b,
 				Params: value.AggParams{Base: a % 100, Limit: b % 1000, Step: int64(size), Factor: int64(size), Low: 0, High: 2, Steps: int64(size)},
-				Rows: []value.AggRow{{Keys: args[:3], Val: value.AggValue{Count: a, Sum: b, Buckets: []int64{a, b, 1}}}}}
+				Rows:   []value.AggRow{{Keys: args[:3], Val: value.AggValue{Count: a, Sum: b, Buckets: []int64{a, b, 1}}}}}
 			_ = Printa(io.Discard, p, []*value.Aggregation{agg, agg}, AggOpts{SortPos: int(a), SortKeyPos: int(b)})
 			_ = Printa(io.Discard, nil, []*value.Aggregation{agg}, AggOpts{})
 		}

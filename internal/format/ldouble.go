@@ -21,9 +21,6 @@ func newLD() *big.Float { return new(big.Float).SetPrec(ldPrec).SetMode(big.ToNe
 // ldInt converts an int64 exactly (a 64-bit significand holds any int64).
 func ldInt(v int64) ld { return ld{newLD().SetInt64(v)} }
 
-// ldUint converts a uint64 exactly.
-func ldUint(v uint64) ld { return ld{newLD().SetUint64(v)} }
-
 func ldZero() ld { return ld{newLD()} }
 
 func (a ld) add(b ld) ld { return ld{newLD().Add(a.f, b.f)} }

@@ -47,19 +47,19 @@ func (c ArgClass) String() string {
 type pfKind uint8
 
 const (
-	pfSint     pfKind = iota // pfprint_sint: sign-extend from the argument's size
-	pfUint                   // pfprint_uint: zero-extend from the argument's size
-	pfDint                   // pfprint_dint: %d, signed or unsigned by the argument's type
-	pfFloat                  // pfprint_fp
-	pfAddr                   // pfprint_addr: %a
-	pfUAddr                  // pfprint_uaddr: %A
-	pfStack                  // pfprint_stack: %k
-	pfTime                   // pfprint_time: %Y
-	pfTime822                // pfprint_time822: %T
-	pfCstr                   // pfprint_cstr: %s
-	pfEstr                   // pfprint_estr: %S
-	pfEchr                   // pfprint_echr: %C
-	pfPct                    // pfprint_pct: %%
+	pfSint    pfKind = iota // pfprint_sint: sign-extend from the argument's size
+	pfUint                  // pfprint_uint: zero-extend from the argument's size
+	pfDint                  // pfprint_dint: %d, signed or unsigned by the argument's type
+	pfFloat                 // pfprint_fp
+	pfAddr                  // pfprint_addr: %a
+	pfUAddr                 // pfprint_uaddr: %A
+	pfStack                 // pfprint_stack: %k
+	pfTime                  // pfprint_time: %Y
+	pfTime822               // pfprint_time822: %T
+	pfCstr                  // pfprint_cstr: %s
+	pfEstr                  // pfprint_estr: %S
+	pfEchr                  // pfprint_echr: %C
+	pfPct                   // pfprint_pct: %%
 )
 
 // convDef is one entry of DTrace's conversion dictionary.
@@ -151,19 +151,19 @@ var convTable = func() map[string]convDef {
 
 // Conv is one conversion of a format.
 type Conv struct {
-	Index     int    // DTrace's conversion number, from 1, as in "format conversion #2"
-	Offset    int    // byte offset of the '%' in Printf.Src
-	Verb      byte   // conversion letter: 'd','i','u','o','x','X','c','C','s','S','p','a','A','k','e','E','f','g','G','Y','T','%'
-	Name      string // DTrace's conversion name: size prefix and letter, e.g. "lld", "hx"
-	Size      string // size prefix: "", "h", "hh", "l", "ll" or "L"
-	Flags     string // effective flags in DTrace's order, a subset of "#0-+' "
-	Width     int    // fixed width, 0 when none ("%?" sets 16)
-	Prec      int    // fixed precision, 0 when none (DTrace ignores ".0")
-	WidthStar bool   // width comes from an argument ("%*d")
-	PrecStar  bool   // precision comes from an argument ("%.*d")
-	Agg       bool   // the '@' flag: the aggregation's result (printa only)
-	Accepts   ArgClass
-	Proto     string // DTrace's prototype text for argument type errors
+	Index     int      // DTrace's conversion number, from 1, as in "format conversion #2"
+	Offset    int      // byte offset of the '%' in Printf.Src
+	Verb      byte     // conversion letter: 'd','i','u','o','x','X','c','C','s','S','p','a','A','k','e','E','f','g','G','Y','T','%' (for %@d, 'd')
+	Name      string   // DTrace's conversion name: size prefix and letter, e.g. "lld", "hx"
+	Size      string   // size prefix: "", "h", "hh", "l", "ll" or "L"
+	Flags     string   // effective flags in DTrace's order, a subset of "#0-+' "
+	Width     int      // fixed width, 0 when none ("%?" sets 16)
+	Prec      int      // fixed precision, 0 when none (DTrace ignores ".0")
+	WidthStar bool     // width comes from an argument ("%*d")
+	PrecStar  bool     // precision comes from an argument ("%.*d")
+	Agg       bool     // the '@' flag: the aggregation's result (printa only)
+	Accepts   ArgClass // what the value argument may be; ArgAgg for %@, 0 for %%
+	Proto     string   // DTrace's prototype text for D_PRINTF_ARG_TYPE messages
 
 	def convDef
 }
@@ -184,7 +184,19 @@ func (c *Conv) Args() int {
 	return n
 }
 
-// Printf is a parsed printf(), printa() or similar format.
+// NumArgs is the number of arguments the format consumes (for printa(),
+// the number of key records): the sum of Args over its conversions.
+func (p *Printf) NumArgs() int {
+	n := 0
+	for i := range p.Convs {
+		n += p.Convs[i].Args()
+	}
+	return n
+}
+
+// Printf is a parsed printf(), printa() or similar format. An empty Src is
+// accepted here; the D compiler rejects it (D_PRINTF_FMT_EMPTY, "printf( )
+// format string is empty").
 type Printf struct {
 	Src   string
 	Convs []Conv

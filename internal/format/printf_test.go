@@ -16,7 +16,7 @@ func TestParseErrors(t *testing.T) {
 	tests := []struct{ src, msg string }{
 		{"%3$d", "format conversion #1 uses unsupported positional format (%n$)"}, // err.D_SYNTAX.badconv1.r
 		{"%3", "format conversion #1 name expected before end of format string"},  // err.D_SYNTAX.badconv2.r
-		{"%Z", "format conversion #1 is undefined: %Z"},                            // err.D_SYNTAX.badconv3.r
+		{"%Z", "format conversion #1 is undefined: %Z"},                           // err.D_SYNTAX.badconv3.r
 		{"%d %", "format conversion #2 name expected before end of format string"},
 		{"%d %q", "format conversion #2 is undefined: %q"},
 		{"%lq", "format conversion #1 is undefined: %lq"},
@@ -81,6 +81,9 @@ func TestParseConvs(t *testing.T) {
 	p, _ := ParsePrintf("%*.*d%@d%%")
 	if got := []int{p.Convs[0].Args(), p.Convs[1].Args(), p.Convs[2].Args()}; got[0] != 3 || got[1] != 0 || got[2] != 0 {
 		t.Errorf("Args() = %v, want [3 0 0]", got)
+	}
+	if n := p.NumArgs(); n != 3 {
+		t.Errorf("NumArgs() = %d, want 3", n)
 	}
 }
 
@@ -226,7 +229,7 @@ func TestPrintfConversions(t *testing.T) {
 		{"%.2s|", vals(str("hello")), "he|"},
 		{"%-*s|", vals(i32(6), str("ab")), "ab    |"},
 		{"%*s|", vals(i32(-6), str("ab")), "ab    |"}, // a negative '*' width left-justifies
-		{"%.*s|", vals(i32(-1), str("ab")), "ab|"},  // a negative precision is ignored
+		{"%.*s|", vals(i32(-1), str("ab")), "ab|"},    // a negative precision is ignored
 		{"%S", vals(str("a\tb\"c\\d\x7f")), "a\\tb\\\"c\\\\d\\177"},
 		{"%p", vals(u64(0xffff8880deadbeef)), "ffff8880deadbeef"}, // "%llx": no 0x (tst.ints.d.out)
 		{"%a", vals(sym), "vmlinux`do_sys_open+0x1a"},
