@@ -23,6 +23,7 @@ import (
 	"github.com/sonde-trace/sonde/internal/plan"
 	"github.com/sonde-trace/sonde/internal/provider"
 	"github.com/sonde-trace/sonde/internal/runtime"
+	"github.com/sonde-trace/sonde/internal/sym"
 	"github.com/sonde-trace/sonde/internal/value"
 )
 
@@ -311,10 +312,16 @@ func (c *Consumer) decode(f plan.Field, b []byte, off int) value.Value {
 	case plan.FKStack:
 		n := int(u64(b, off))
 		var frames []string
+		var pcs []uint64
 		for i := 0; i < n && i < f.Depth; i++ {
-			frames = append(frames, kernelSym(u64(b, off+8+8*i)))
+			pc := u64(b, off+8+8*i)
+			if len(pcs) == 0 && tracerFrame(pc) {
+				continue // the BPF program and the tracepoint glue
+			}
+			pcs = append(pcs, pc)
+			frames = append(frames, kernelSym(pc))
 		}
-		return value.Value{Kind: value.Stack, Frames: frames}
+		return value.Value{Kind: value.Stack, Frames: frames, PCs: pcs}
 	case plan.FUStack:
 		pid := int(u64(b, off))
 		n := int(u64(b, off+8))
@@ -325,7 +332,11 @@ func (c *Consumer) decode(f plan.Field, b []byte, off int) value.Value {
 		return value.Value{Kind: value.UStack, Frames: frames}
 	case plan.FSym:
 		a := u64(b, off)
-		return value.Value{Kind: f.SymKind, Addr: a, Str: kernelSym(a)}
+		str := kernel.Func(a)
+		if f.SymKind == value.Mod {
+			str = kernel.Module(a)
+		}
+		return value.Value{Kind: f.SymKind, Addr: a, Str: str}
 	case plan.FUSym:
 		a := u64(b, off+8)
 		return value.Value{Kind: f.SymKind, Addr: a, Str: userSym(int(u64(b, off)), a)}
@@ -335,7 +346,20 @@ func (c *Consumer) decode(f plan.Field, b []byte, off int) value.Value {
 	return value.Value{}
 }
 
-func kernelSym(a uint64) string { return fmt.Sprintf("0x%x", a) }
+var kernel sym.Kernel
+
+// tracerFrame reports whether pc is in the tracing machinery that runs the
+// BPF program rather than in the traced code.
+func tracerFrame(pc uint64) bool {
+	mod, name, _, ok := kernel.Lookup(pc)
+	if !ok {
+		return false
+	}
+	return mod == "bpf" || strings.HasPrefix(name, "bpf_trace_run") || strings.HasPrefix(name, "__bpf_trace_") ||
+		strings.HasPrefix(name, "bpf_prog_") || strings.HasPrefix(name, "__traceiter_") || strings.HasPrefix(name, "trace_call_bpf")
+}
+
+func kernelSym(a uint64) string { return kernel.Format(a) }
 
 func userSym(pid int, a uint64) string { return fmt.Sprintf("0x%x", a) }
 
@@ -449,7 +473,62 @@ func (c *Consumer) Snapshot(id int) *value.Aggregation {
 		}
 		out.Rows = append(out.Rows, value.AggRow{Keys: keys, Val: v})
 	}
+	if hasSymKey(a) {
+		out.Rows = mergeRows(a, out.Rows)
+	}
 	return out
+}
+
+func hasSymKey(a *plan.Agg) bool {
+	for _, f := range a.Keys {
+		if f.Kind == plan.FSym || f.Kind == plan.FUSym {
+			return true
+		}
+	}
+	return false
+}
+
+// mergeRows merges entries whose keys print the same: symbol keys are
+// aggregated by function (or module), as DTrace does for sym()/func().
+func mergeRows(a *plan.Agg, rows []value.AggRow) []value.AggRow {
+	index := map[string]int{}
+	var out []value.AggRow
+	for _, r := range rows {
+		k := keyString(r.Keys)
+		i, ok := index[k]
+		if !ok {
+			index[k] = len(out)
+			out = append(out, r)
+			continue
+		}
+		m := &out[i].Val
+		v := r.Val
+		switch a.Func {
+		case value.Min:
+			m.Min = min(m.Min, v.Min)
+		case value.Max:
+			m.Max = max(m.Max, v.Max)
+		}
+		m.Count += v.Count
+		m.Sum += v.Sum
+		lo := m.SumSqLo + v.SumSqLo
+		if lo < m.SumSqLo {
+			m.SumSqHi++
+		}
+		m.SumSqLo, m.SumSqHi = lo, m.SumSqHi+v.SumSqHi
+		for j := range m.Buckets {
+			m.Buckets[j] += v.Buckets[j]
+		}
+	}
+	return out
+}
+
+func keyString(ks []value.Value) string {
+	var b strings.Builder
+	for _, k := range ks {
+		fmt.Fprintf(&b, "%d|%d|%s|%s|", k.Kind, k.Int, k.Str, strings.Join(k.Frames, ","))
+	}
+	return b.String()
 }
 
 // merge sums the per-CPU values of one entry; ok is false for an entry
@@ -632,7 +711,6 @@ func (c *Consumer) PrintAll() {
 // Errors returns the number of runtime errors reported.
 func (c *Consumer) Errors() int { return c.errs }
 
-var _ = strings.TrimSpace
 
 func probeInfo(cpu int, p *provider.Probe) format.ProbeInfo {
 	return format.ProbeInfo{CPU: cpu, ID: p.ID, Provider: p.Provider, Module: p.Module, Function: p.Function, Name: p.Name}
