@@ -711,7 +711,6 @@ func (c *Consumer) PrintAll() {
 // Errors returns the number of runtime errors reported.
 func (c *Consumer) Errors() int { return c.errs }
 
-
 func probeInfo(cpu int, p *provider.Probe) format.ProbeInfo {
 	return format.ProbeInfo{CPU: cpu, ID: p.ID, Provider: p.Provider, Module: p.Module, Function: p.Function, Name: p.Name}
 }
