@@ -29,7 +29,7 @@ fuzz:
 	$(GO) test -run=X -fuzz=FuzzParse -fuzztime=60s ./internal/d/parser/
 
 bench: build
-	bash bench/run
+	$(GO) run ./bench/run
 
 clean:
 	rm -rf bin
