@@ -9,6 +9,7 @@ import (
 
 	"github.com/sonde-trace/sonde/internal/provider"
 	"github.com/sonde-trace/sonde/internal/provider/dtrace"
+	"github.com/sonde-trace/sonde/internal/provider/fbt"
 	"github.com/sonde-trace/sonde/internal/provider/profile"
 	"github.com/sonde-trace/sonde/internal/provider/syscall"
 )
@@ -35,6 +36,7 @@ func New() *Registry {
 	add(dtrace.Provider{}, 3)
 	add(syscall.Provider{}, syscall.NumLocal())
 	add(&profile.Provider{}, 1<<20)
+	add(fbt.Provider{}, 0)
 	return r
 }
 

@@ -1,0 +1,2 @@
+/* @@stderr: needs kprobes */
+fbt::vfs_read:entry { @ = count(); }
