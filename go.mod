@@ -4,4 +4,4 @@ go 1.26.0
 
 require github.com/cilium/ebpf v0.20.0
 
-require golang.org/x/sys v0.49.0 // indirect
+require golang.org/x/sys v0.49.0

@@ -1,0 +1,194 @@
+// Command run is sonde's benchmark harness. As root, from anywhere in the
+// repository:
+//
+//	go run ./bench/run          # print the report
+//	go run ./bench/run -write   # and rewrite BENCHMARKS.md
+//
+// It builds bench/floor (hand-written BPF, the floor) and bench/loop (a
+// getppid loop, with gcc), then measures, for each program of
+// bench/tools.json and each tool that is present (floor, bpftrace,
+// bin/sonde): the ns each traced getppid call costs over an untraced one,
+// the time from exec until the tool says it is attached, the time from
+// SIGINT until it has exited, and its peak RSS. Tools that are absent are
+// reported as not measured. Benchmarks are not tests: nothing here passes
+// or fails on a number.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+)
+
+func main() {
+	write := flag.Bool("write", false, "also rewrite BENCHMARKS.md at the repository root")
+	calls := flag.Int("n", 1000000, "getppid calls per loop run")
+	reps := flag.Int("reps", 5, "loop runs per start of a tool, traced and untraced")
+	cpu := flag.Int("cpu", 1, "CPU to pin the loop to (-1: none)")
+	sonde := flag.String("sonde", "", "sonde binary (default: bin/sonde in the repository)")
+	config := flag.String("config", "", "tool command lines (default: bench/tools.json)")
+	timeout := flag.Duration("timeout", 3*time.Minute, "longest wait for a tool to attach, and to exit")
+	only := flag.String("only", "", "measure only this scenario id")
+	skip := flag.String("skip", "", "comma-separated tools not to measure in this run (floor, bpftrace, sonde)")
+	flag.Parse()
+
+	opts := options{write: *write, calls: *calls, reps: *reps, cpu: *cpu, sonde: *sonde,
+		config: *config, only: *only, skip: *skip, timeout: *timeout}
+	if err := run(opts); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+type options struct {
+	write            bool
+	calls, reps, cpu int
+	sonde, config    string
+	only, skip       string
+	timeout          time.Duration
+}
+
+func run(o options) error {
+	if os.Geteuid() != 0 {
+		return fmt.Errorf("must run as root: it loads BPF programs")
+	}
+	root, err := repoRoot()
+	if err != nil {
+		return err
+	}
+	if o.sonde == "" {
+		o.sonde = filepath.Join(root, "bin", "sonde")
+	}
+	if o.config == "" {
+		o.config = filepath.Join(root, "bench", "tools.json")
+	}
+	cfg, err := loadConfig(o.config)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp("", "sonde-bench")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	go func() {
+		<-sig
+		killAll()
+		os.RemoveAll(tmp)
+		fmt.Fprintln(os.Stderr, "bench: interrupted")
+		os.Exit(130)
+	}()
+
+	progress := func(format string, args ...any) {
+		fmt.Fprintf(os.Stderr, "bench: "+format+"\n", args...)
+	}
+	progress("building floor and loop in %s", tmp)
+	floor, loop := filepath.Join(tmp, "floor"), filepath.Join(tmp, "loop")
+	if err := build(root, "go", "build", "-o", floor, "./bench/floor"); err != nil {
+		return err
+	}
+	if err := build(root, "gcc", "-O2", "-Wall", "-o", loop, "bench/loop/loop.c"); err != nil {
+		return err
+	}
+	if o.cpu >= runtime.NumCPU() {
+		o.cpu = -1 // not there: leave the loop unpinned
+	}
+	paths, missing := resolve(floor, o.sonde)
+	for _, tool := range strings.Split(o.skip, ",") {
+		if tool != "" {
+			missing[tool] = "not measured in this run (-skip)"
+			delete(paths, tool)
+		}
+	}
+	b := &bench{loop: loop, calls: o.calls, reps: o.reps, cpu: o.cpu, paths: paths, timeout: o.timeout, progress: progress}
+
+	rep := &report{cfg: cfg, results: map[string]map[string]*Result{}, missing: missing,
+		calls: o.calls, reps: o.reps, started: time.Now(), loadBefore: loadavg()}
+	rep.measureAll(b, o.only, filepath.Base(o.config))
+	rep.took, rep.loadAfter = time.Since(rep.started), loadavg()
+	text := rep.markdown()
+	fmt.Print(text)
+	if o.write {
+		doc := rep.document(machine(paths), text)
+		if err := os.WriteFile(filepath.Join(root, "BENCHMARKS.md"), []byte(doc), 0o644); err != nil {
+			return err
+		}
+		progress("wrote %s", filepath.Join(root, "BENCHMARKS.md"))
+	}
+	return nil
+}
+
+// measureAll measures every tool on every scenario (or on only one).
+func (rep *report) measureAll(b *bench, only, configName string) {
+	for _, s := range rep.cfg.Scenarios {
+		if only != "" && s.ID != only {
+			continue
+		}
+		rep.results[s.ID] = map[string]*Result{}
+		for _, tool := range tools {
+			t := rep.cfg.run(tool, s.ID)
+			switch {
+			case t == nil:
+				rep.results[s.ID][tool] = &Result{Skipped: "no command line in " + configName}
+			case rep.missing[tool] != "":
+				rep.results[s.ID][tool] = &Result{Skipped: rep.missing[tool]}
+			default:
+				r := b.measure(s, t)
+				if r.Failed != "" {
+					b.progress("%s %s failed: %s", tool, s.ID, r.Failed)
+				}
+				rep.results[s.ID][tool] = r
+			}
+		}
+	}
+}
+
+func build(dir string, argv ...string) error {
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("%v: %w\n%s", argv, err, out)
+	}
+	return nil
+}
+
+// repoRoot is the directory holding go.mod, from the working directory up.
+func repoRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("not inside the repository: no go.mod above the working directory")
+		}
+		dir = parent
+	}
+}
+
+// loadavg is the one-minute load average, -1 if unknown.
+func loadavg() float64 {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return -1
+	}
+	var l float64
+	if _, err := fmt.Sscan(string(data), &l); err != nil {
+		return -1
+	}
+	return l
+}

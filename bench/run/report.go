@@ -1,0 +1,327 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"time"
+)
+
+type report struct {
+	cfg     *Config
+	results map[string]map[string]*Result // scenario -> tool -> result
+	missing map[string]string
+	calls   int
+	reps    int
+	started time.Time
+	took    time.Duration
+
+	loadBefore, loadAfter float64 // one-minute load averages
+}
+
+const notMeasured = "not yet measured"
+
+// metric is one table: a number per (scenario, tool).
+type metric struct {
+	title        string
+	unit         string
+	overheadOnly bool // only for scenarios that measure overhead
+	value        func(r *Result) (float64, bool)
+}
+
+func (rep *report) metrics() []metric {
+	return []metric{
+		{"Per-event overhead", "ns added to each getppid call", true, (*Result).Overhead},
+		{"Start-up", "ms from exec until attached", false, func(r *Result) (float64, bool) {
+			return median(r.Attach), len(r.Attach) > 0
+		}},
+		{"Exit", "ms from SIGINT until exited: detach, final printing", false, func(r *Result) (float64, bool) {
+			return median(r.Exit), len(r.Exit) > 0
+		}},
+		{"Peak RSS", "MiB", false, func(r *Result) (float64, bool) {
+			return median(r.RSS), len(r.RSS) > 0
+		}},
+	}
+}
+
+// markdown renders the tables and notes.
+func (rep *report) markdown() string {
+	var b strings.Builder
+	for _, m := range rep.metrics() {
+		rep.table(&b, m)
+	}
+	rep.notes(&b)
+	return b.String()
+}
+
+func (rep *report) scenarios(m metric) []*Scenario {
+	var out []*Scenario
+	for _, s := range rep.cfg.Scenarios {
+		if rep.results[s.ID] == nil {
+			continue
+		}
+		if s.Overhead || !m.overheadOnly {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func (rep *report) table(b *strings.Builder, m metric) {
+	ss := rep.scenarios(m)
+	if len(ss) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "### %s (%s)\n\n", m.title, m.unit)
+	b.WriteString("| program | floor | bpftrace | sonde | bpftrace/floor | sonde/floor | sonde/bpftrace |\n")
+	b.WriteString("|---|--:|--:|--:|--:|--:|--:|\n")
+	for _, s := range ss {
+		v := map[string]float64{}
+		cells := []string{s.Title}
+		for _, tool := range tools {
+			r := rep.results[s.ID][tool]
+			x, ok := m.value(r)
+			switch {
+			case ok:
+				v[tool] = x
+				cells = append(cells, num(x))
+			case r.Skipped != "" && tool == "sonde":
+				cells = append(cells, notMeasured)
+			case r.Skipped != "":
+				cells = append(cells, "skipped")
+			case r.Failed != "":
+				cells = append(cells, "failed")
+			default:
+				cells = append(cells, "–")
+			}
+		}
+		cells = append(cells, ratio(v, "bpftrace", "floor"), ratio(v, "sonde", "floor"), ratio(v, "sonde", "bpftrace"))
+		b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
+	}
+	b.WriteString("\n")
+}
+
+func num(x float64) string {
+	switch {
+	case x >= 100 || x <= -100:
+		return fmt.Sprintf("%.0f", x)
+	case x >= 10 || x <= -10:
+		return fmt.Sprintf("%.1f", x)
+	}
+	return fmt.Sprintf("%.2f", x)
+}
+
+func spread(xs []float64) string {
+	lo, hi := xs[0], xs[0]
+	for _, x := range xs {
+		lo, hi = min(lo, x), max(hi, x)
+	}
+	return fmt.Sprintf("%s (%s–%s)", num(median(xs)), num(lo), num(hi))
+}
+
+func ratio(v map[string]float64, a, b string) string {
+	x, okA := v[a]
+	y, okB := v[b]
+	if !okA || !okB || y <= 0 || x < 0 {
+		return "–"
+	}
+	return num(x/y) + "×"
+}
+
+func (rep *report) notes(b *strings.Builder) {
+	var notes []string
+	var base []float64
+	for _, s := range rep.cfg.Scenarios {
+		for _, tool := range tools {
+			r := rep.results[s.ID][tool]
+			if r == nil {
+				continue
+			}
+			base = append(base, r.Untraced...)
+			if r.Failed != "" {
+				notes = append(notes, fmt.Sprintf("%s, %s: failed: %s", tool, s.Title, strings.TrimSpace(r.Failed)))
+			}
+			if t := rep.cfg.run(tool, s.ID); t != nil && t.count != nil && r.WantCounts > 0 && !r.NoCount {
+				notes = append(notes, fmt.Sprintf("%s, %s: counted %d getppid entries for the %d calls made (other processes add a few)",
+					tool, s.Title, r.Counted, r.WantCounts))
+			}
+			if t := rep.cfg.run(tool, s.ID); t != nil && t.Note != "" && r.Skipped == "" {
+				notes = append(notes, fmt.Sprintf("%s, %s: %s", tool, s.Title, t.Note))
+			}
+			if r.Resent > 0 {
+				notes = append(notes, fmt.Sprintf("%s, %s: lost SIGINT %d times (it sat in epoll_wait); exit is timed from the SIGINT it acted on",
+					tool, s.Title, r.Resent))
+			}
+			if len(r.Traced) > 0 {
+				notes = append(notes, fmt.Sprintf("%s, %s: ns per call traced %s, untraced %s (median, min–max)",
+					tool, s.Title, spread(r.Traced), spread(r.Untraced)))
+			}
+		}
+	}
+	for _, tool := range tools {
+		if why := rep.missing[tool]; why != "" {
+			notes = append([]string{fmt.Sprintf("%s: %s; its columns are %q", tool, why,
+				map[bool]string{true: notMeasured, false: "skipped"}[tool == "sonde"])}, notes...)
+		}
+	}
+	if len(base) > 0 {
+		notes = append([]string{fmt.Sprintf("untraced getppid: %s ns per call (median of %d runs of %d calls)",
+			num(median(base)), len(base), rep.calls)}, notes...)
+	}
+	b.WriteString("Notes:\n\n")
+	for _, n := range notes {
+		b.WriteString("- " + strings.ReplaceAll(n, "\n", " ") + "\n")
+	}
+	fmt.Fprintf(b, "- load average (1 min) %.2f before the run, %.2f after", rep.loadBefore, rep.loadAfter)
+	if rep.loadBefore > 0.5 { // after includes the loop's own load
+		b.WriteString(": other work was running, and the overhead numbers are noisier for it")
+	}
+	fmt.Fprintf(b, "\n- the whole run took %s\n\n", rep.took.Round(time.Second))
+}
+
+// document is BENCHMARKS.md: methodology, machine, and the tables.
+func (rep *report) document(machine, tables string) string {
+	var b strings.Builder
+	b.WriteString(`# Benchmarks
+
+This file is written by the benchmark harness; do not edit the numbers by
+hand, run it again (as root, from the repository):
+
+    go run ./bench/run -write
+
+Benchmarks are not tests: they print numbers and ratios side by side, and
+nothing passes or fails on them.
+
+## What is measured
+
+Three tools run the same programs (the command lines are data, in
+` + "`bench/tools.json`" + `):
+
+- **floor**: ` + "`bench/floor`" + `, a few BPF instructions written by hand with
+  cilium/ebpf's ` + "`asm`" + ` package, attached to the raw tracepoints
+  ` + "`raw_syscalls:sys_enter`" + ` (and ` + "`sys_exit`" + `), counting into per-CPU maps:
+  a per-CPU array for ` + "`@ = count()`" + ` (filtered to getppid's number in BPF);
+  a per-CPU hash keyed by pid, incremented in place through the looked-up
+  pointer and updated only on a miss, for ` + "`@[pid] = count()`" + `; a per-CPU
+  array indexed by syscall number, on sys_enter and sys_exit, for the program
+  over every syscall. It is the least a tracer can do for these programs.
+- **bpftrace**, as installed (its one-liners use ` + "`tracepoint:`" + ` probes; this
+  kernel has no kprobes and no fentry, and bpftrace does not need them here).
+- **sonde**: ` + "`bin/sonde`" + `, once it exists.
+
+The programs:
+
+- ` + "`@ = count()`" + ` on getppid entry: sonde ` + "`syscall::getppid:entry`" + `, bpftrace
+  ` + "`tracepoint:syscalls:sys_enter_getppid`" + `.
+- ` + "`@[pid] = count()`" + ` on every syscall entry: sonde ` + "`syscall:::entry`" + `, bpftrace
+  ` + "`tracepoint:raw_syscalls:sys_enter`" + `.
+- ` + "`@[probefunc] = count()`" + ` on every syscall entry and return: sonde
+  ` + "`syscall:::entry,syscall:::return`" + `, bpftrace
+  ` + "`tracepoint:syscalls:sys_enter_*,tracepoint:syscalls:sys_exit_*`" + ` with ` + "`@[probe]`" + `.
+
+bpftrace 0.17 runs all of these here on tracepoints; it needs no kprobes
+or fentry for them (nor for BEGIN, a uprobe on itself). It warns
+"couldn't set RLIMIT_MEMLOCK" (the container lacks CAP_SYS_RESOURCE; the
+kernel charges BPF memory to the memory cgroup, so it does not matter). The
+every-syscall program needs BPFTRACE_MAX_PROBES and BPFTRACE_MAX_BPF_PROGS
+raised above its 721 probes, which it attaches as 721 perf-event
+tracepoints, one program each.
+
+Each tool program also has ` + "`BEGIN { printf(\"ready\\n\"); }`" + ` (floor prints
+` + "`attached`" + `), which both tools run only after every probe is attached.
+
+The numbers:
+
+- **Per-event overhead**: ` + "`bench/loop`" + ` (C, built with gcc -O2) calls
+  getppid() N times in a tight loop, pinned to one CPU, and prints the
+  elapsed ns per call (CLOCK_MONOTONIC around the loop). The tool is
+  started S times; each time the loop runs R times just before the tool
+  starts (untraced) and R times while it is attached (traced), and R more
+  untraced runs follow the last exit. The overhead is median(traced) −
+  median(untraced). Where the tool's output gives the
+  count, it is checked against the calls made (see the notes). The machine
+  is shared with other work, which shows as noise of some tens of ns; the
+  ratios between tools measured in the same run are steadier than the
+  absolute numbers.
+- **Start-up**: ms from just before exec until the tool's ready line is
+  read from its output.
+- **Exit**: ms from SIGINT until the process has exited: detaching, and
+  reading and printing the aggregation. SIGINT is sent 250 ms after the
+  ready line or later: bpftrace 0.17 loses a SIGINT that arrives while it
+  handles its own output (it goes back to epoll_wait with no timeout); when
+  it is seen waiting there after a SIGINT, the signal is sent again and the
+  exit is timed from then (the notes say when). Detaching a perf-event tracepoint
+  waits for an RCU grace period in the kernel (tens of ms each); a raw
+  tracepoint link goes in about a millisecond.
+- **Peak RSS**: ru_maxrss of the tool process from wait4.
+
+Start-up, exit and RSS are medians over the starts (S = 3, except where the
+notes say otherwise).
+
+Ratios are tool/floor and tool/bpftrace of the numbers in the same row.
+
+## Machine
+
+`)
+	b.WriteString(machine)
+	fmt.Fprintf(&b, "\nRun of %s: N = %d getppid calls per loop run, R = %d runs per start.\n\n## Results\n\n",
+		rep.started.UTC().Format("2006-01-02 15:04 MST"), rep.calls, rep.reps)
+	b.WriteString(tables)
+	return b.String()
+}
+
+// machine describes the machine and the tools' versions.
+func machine(paths map[string]string) string {
+	var b strings.Builder
+	if out, err := exec.Command("uname", "-r").Output(); err == nil {
+		fmt.Fprintf(&b, "- kernel: Linux %s", strings.TrimSpace(string(out)))
+		if v, err := os.ReadFile("/sys/kernel/btf/vmlinux"); err == nil && len(v) > 0 {
+			b.WriteString(" (BTF, tracepoints, raw tracepoints, uprobes, perf events; no kprobes, no fentry)")
+		}
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(&b, "- CPU: %s, %d cores (%s)\n", cpuModel(), runtime.NumCPU(), runtime.GOARCH)
+	if mem := memTotal(); mem != "" {
+		fmt.Fprintf(&b, "- memory: %s\n", mem)
+	}
+	fmt.Fprintf(&b, "- %s\n", runtime.Version())
+	for _, tool := range []string{"bpftrace", "sonde"} {
+		if p, ok := paths[tool]; ok {
+			flag := map[string]string{"bpftrace": "--version", "sonde": "-V"}[tool]
+			out, _ := exec.Command(p, flag).CombinedOutput()
+			v := strings.TrimSpace(strings.SplitN(string(out), "\n", 2)[0])
+			fmt.Fprintf(&b, "- %s: %s\n", tool, v)
+		}
+	}
+	if out, err := exec.Command("gcc", "-dumpfullversion").Output(); err == nil {
+		fmt.Fprintf(&b, "- gcc %s\n", strings.TrimSpace(string(out)))
+	}
+	return b.String()
+}
+
+func cpuModel() string {
+	return procField("/proc/cpuinfo", "model name")
+}
+
+func memTotal() string {
+	return procField("/proc/meminfo", "MemTotal")
+}
+
+func procField(file, key string) string {
+	f, err := os.Open(file)
+	if err != nil {
+		return "unknown"
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), ":")
+		if ok && strings.TrimSpace(k) == key {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "unknown"
+}
