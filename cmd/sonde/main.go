@@ -266,8 +266,18 @@ func runCPP(name, text string) (string, error) {
 	return string(out), nil
 }
 
+var t0 = time.Now()
+
+func phase(name string) {
+	if os.Getenv("SONDE_TIMING") != "" {
+		fmt.Fprintf(os.Stderr, "%8.2f ms %s\n", float64(time.Since(t0).Microseconds())/1000, name)
+	}
+}
+
 func (d *driver) trace(macros map[string]string) int {
+	phase("start")
 	info, descs, ok := d.compile(macros)
+	phase("compiled")
 	if !ok {
 		return 1
 	}
@@ -285,6 +295,7 @@ func (d *driver) trace(macros map[string]string) int {
 		}
 		return 1
 	}
+	phase("generated")
 	if d.cfg.showBPF {
 		printPlan(d.stdout, p)
 	}
@@ -296,7 +307,8 @@ func (d *driver) trace(macros map[string]string) int {
 		warnf(d.stderr, "%v", err)
 		return 1
 	}
-	defer sess.Close()
+	phase("loaded")
+	defer func() { sess.Close(); phase("closed") }()
 	counts := matchCounts(info, d.perSource)
 	if !d.opts.quiet {
 		for i, desc := range descs {
@@ -348,6 +360,7 @@ func (d *driver) consume(sess *runtime.Session, p *plan.Plan) int {
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE)
 	defer signal.Stop(sigs)
+	phase("consumer ready")
 	if err := sess.Run("BEGIN"); err != nil {
 		warnf(d.stderr, "%v", err)
 		return 1
@@ -380,6 +393,7 @@ func (d *driver) consume(sess *runtime.Session, p *plan.Plan) int {
 		}
 	}
 end:
+	phase("stopping")
 	_ = c.Drain()
 	if err := sess.Run("END"); err != nil {
 		warnf(d.stderr, "%v", err)
