@@ -138,6 +138,11 @@ func (d *driver) compile(macros map[string]string) (*check.Info, []string, bool)
 			return nil, nil, false
 		}
 		d.srcs[name] = text
+		if s.kind == "s" && d.cfg.cpp {
+			if orig, err := os.ReadFile(s.text); err == nil {
+				d.srcs[name] = string(orig) // errors point into the script as written
+			}
+		}
 		prog, perrs := parser.ParseFile(name, []byte(text), &parser.Options{Macros: macros})
 		errs = append(errs, perrs...)
 		n := 0
@@ -253,7 +258,15 @@ func runCPP(name, text string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("-C requires the C preprocessor, but cpp was not found in PATH (install cpp, e.g. apt-get install cpp)")
 	}
-	cmd := exec.Command(path, "-P", "-undef", "-D__linux", "-D__sonde", "-D__SUNW_D=1", "-")
+	// A #! line is not C: blank it, keeping the line count.
+	if strings.HasPrefix(text, "#!") {
+		if i := strings.IndexByte(text, '\n'); i >= 0 {
+			text = text[i:]
+		} else {
+			text = ""
+		}
+	}
+	cmd := exec.Command(path, "-undef", "-D__linux", "-D__sonde", "-D__SUNW_D=1", "-")
 	cmd.Stdin = strings.NewReader(text)
 	out, err := cmd.Output()
 	if err != nil {
@@ -263,7 +276,8 @@ func runCPP(name, text string) (string, error) {
 		}
 		return "", fmt.Errorf("cpp failed on %s: %v", name, err)
 	}
-	return string(out), nil
+	// Line markers name the script, so errors point into it.
+	return strings.ReplaceAll(string(out), `"<stdin>"`, strconv.Quote(name)), nil
 }
 
 var t0 = time.Now()
