@@ -154,6 +154,10 @@ func (g *gen) builtin(bv *check.BuiltinVar, pos token.Pos) {
 		g.emit(asm.FnGetCurrentTask.Call())
 	case id == check.BPpid:
 		g.ppid()
+	case id == check.BVtimestamp:
+		// the thread's on-CPU time as the scheduler accounts it
+		g.emit(asm.FnGetCurrentTask.Call())
+		g.taskField(asm.R0, "se.sum_exec_runtime", 8)
 	default:
 		g.errorf(pos, "built-in variable %s is not supported yet", bv.Name)
 	}

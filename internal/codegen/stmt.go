@@ -228,6 +228,8 @@ func (g *gen) callInt(x *ast.CallExpr) {
 	case "strlen":
 		loc := g.strExpr(x.Args[0])
 		g.strlen(loc)
+	case "progenyof":
+		g.progenyof(x)
 	case "speculation":
 		// A new speculation ID from a global counter (the consumer
 		// buffers speculative records until commit or discard).
@@ -292,6 +294,56 @@ func (g *gen) ppid() {
 		asm.FnProbeReadKernel.Call(),
 		asm.LoadMem(asm.R0, asm.R10, slot, asm.Word),
 	)
+}
+
+// taskField loads the size-byte field at path of the task_struct whose
+// address is in r into R0 (offset patched from BTF at load).
+func (g *gen) taskField(r asm.Register, path string, size int) {
+	slot := int16(-(g.stack + 8))
+	g.emit(
+		asm.Mov.Reg(asm.R3, r),
+		plan.WithFieldOffset(asm.LoadImm(asm.R1, 0, asm.DWord), "task_struct", path),
+		asm.Add.Reg(asm.R3, asm.R1),
+		provider.StoreImm64(asm.R10, slot, 0),
+		asm.Mov.Reg(asm.R1, asm.R10),
+		asm.Add.Imm(asm.R1, int32(slot)),
+		asm.Mov.Imm(asm.R2, int32(size)),
+		asm.FnProbeReadKernel.Call(),
+		asm.LoadMem(asm.R0, asm.R10, slot, sizeOf(size)),
+	)
+}
+
+// progenyof(pid): whether the current process is pid or descends from it,
+// walking at most 64 parents.
+func (g *gen) progenyof(x *ast.CallExpr) {
+	g.expr(x.Args[0])
+	want := g.push()
+	loop, yes, no, end := g.label("pg_loop"), g.label("pg_yes"), g.label("pg_no"), g.label("pg_end")
+	g.emit(asm.FnGetCurrentTask.Call(), asm.Mov.Reg(regTmp, asm.R0))
+	cnt := g.push() // reuse: the counter lives in a slot
+	g.emit(provider.StoreImm64(asm.R10, cnt, 0))
+	g.emit(asm.Mov.Reg(regTmp, regTmp).WithSymbol(loop))
+	g.taskField(regTmp, "tgid", 4)
+	g.emit(
+		asm.LoadMem(asm.R1, asm.R10, want, asm.DWord),
+		asm.JEq.Reg(asm.R0, asm.R1, yes),
+		asm.JEq.Imm(asm.R0, 1, no), // reached init
+		asm.JEq.Imm(asm.R0, 0, no),
+	)
+	g.taskField(regTmp, "real_parent", 8)
+	g.emit(
+		asm.JEq.Imm(asm.R0, 0, no),
+		asm.Mov.Reg(regTmp, asm.R0),
+		asm.LoadMem(asm.R1, asm.R10, cnt, asm.DWord),
+		asm.Add.Imm(asm.R1, 1),
+		asm.StoreMem(asm.R10, cnt, asm.R1, asm.DWord),
+		asm.JLT.Imm(asm.R1, 64, loop),
+		asm.Mov.Imm(asm.R0, 0).WithSymbol(no),
+		asm.Ja.Label(end),
+		asm.Mov.Imm(asm.R0, 1).WithSymbol(yes),
+		asm.Mov.Reg(asm.R0, asm.R0).WithSymbol(end),
+	)
+	g.stack -= 16
 }
 
 func (g *gen) emitSubprogs() {}

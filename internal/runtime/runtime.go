@@ -162,29 +162,52 @@ func patchOffsets(insns asm.Instructions, kspec **btf.Spec) error {
 		if err := (*kspec).TypeByName(fo.Struct, &st); err != nil {
 			return fmt.Errorf("kernel BTF has no struct %s: %w", fo.Struct, err)
 		}
-		off, err := memberOffset(st, fo.Field)
-		if err != nil {
-			return err
+		// Field may be a dotted path through embedded structs: se.sum_exec_runtime.
+		total := uint32(0)
+		cur := st
+		parts := strings.Split(fo.Field, ".")
+		for j, part := range parts {
+			off, typ, err := member(cur, part)
+			if err != nil {
+				return err
+			}
+			total += off
+			if j < len(parts)-1 {
+				next, ok := btf.UnderlyingType(typ).(*btf.Struct)
+				if !ok {
+					return fmt.Errorf("kernel struct %s: member %s is not a struct", cur.Name, part)
+				}
+				cur = next
+			}
 		}
-		insns[i].Constant = int64(off)
+		insns[i].Constant = int64(total)
 	}
 	return nil
 }
 
-func memberOffset(st *btf.Struct, name string) (uint32, error) {
+// member finds a member of st (looking into anonymous structs and unions)
+// and returns its byte offset and type.
+func member(st *btf.Struct, name string) (uint32, btf.Type, error) {
 	for _, m := range st.Members {
 		if m.Name == name {
-			return m.Offset.Bytes(), nil
+			return m.Offset.Bytes(), m.Type, nil
 		}
 		if m.Name == "" {
-			if inner, ok := btf.UnderlyingType(m.Type).(*btf.Struct); ok {
-				if off, err := memberOffset(inner, name); err == nil {
-					return m.Offset.Bytes() + off, nil
+			var inner *btf.Struct
+			switch t := btf.UnderlyingType(m.Type).(type) {
+			case *btf.Struct:
+				inner = t
+			case *btf.Union:
+				inner = &btf.Struct{Name: t.Name, Members: t.Members}
+			}
+			if inner != nil {
+				if off, typ, err := member(inner, name); err == nil {
+					return m.Offset.Bytes() + off, typ, nil
 				}
 			}
 		}
 	}
-	return 0, fmt.Errorf("kernel struct %s has no member %s", st.Name, name)
+	return 0, nil, fmt.Errorf("kernel struct %s has no member %s", st.Name, name)
 }
 
 // verifierError turns a load failure into a message naming the clauses of
