@@ -374,6 +374,13 @@ func (d *driver) consume(sess *runtime.Session, p *plan.Plan) int {
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE)
 	defer signal.Stop(sigs)
+	// A signal wakes the consumer at once rather than at its next poll.
+	stop := make(chan struct{})
+	go func() {
+		<-sigs
+		close(stop)
+		c.Wake()
+	}()
 	phase("consumer ready")
 	if err := sess.Run("BEGIN"); err != nil {
 		warnf(d.stderr, "%v", err)
@@ -393,7 +400,7 @@ func (d *driver) consume(sess *runtime.Session, p *plan.Plan) int {
 			lastStat = time.Now()
 		}
 		select {
-		case <-sigs:
+		case <-stop:
 			goto end
 		case <-childDone:
 			_ = c.Drain()

@@ -93,6 +93,9 @@ func (c *Consumer) Poll(wait time.Duration) error {
 	}
 }
 
+// Wake makes a Poll in progress return now.
+func (c *Consumer) Wake() { _ = c.rd.Flush() }
+
 // Drain consumes every record already in the buffer.
 func (c *Consumer) Drain() error { return c.Poll(0) }
 
