@@ -23,7 +23,7 @@ e2e: build
 lint:
 	gofmt -l . | tee /dev/stderr | (! read)
 	$(GO) vet $(PKGS)
-	$(GO) run honnef.co/go/tools/cmd/staticcheck@2025.1.1 $(PKGS)
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 $(PKGS)
 
 fuzz:
 	$(GO) test -run=X -fuzz=FuzzParse -fuzztime=60s ./internal/d/parser/

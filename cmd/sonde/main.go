@@ -421,9 +421,6 @@ end:
 	}
 	_ = c.Drain()
 	c.Stats()
-	if !d.cfg.json && d.opts.quiet == false {
-		// nothing: DTrace prints aggregations with a leading blank line
-	}
 	c.PrintAll()
 	if c.Exited {
 		return c.ExitCode

@@ -174,7 +174,7 @@ func (c *Consumer) record(r *plan.Record, b []byte) {
 func (c *Consumer) fields(a *plan.Action, b []byte) []value.Value {
 	vals := make([]value.Value, 0, len(a.Fields))
 	for _, f := range a.Fields {
-		vals = append(vals, c.decode(f, b[plan.HdrSize-plan.HdrSize:], f.Offset))
+		vals = append(vals, c.decode(f, b, f.Offset))
 	}
 	return vals
 }

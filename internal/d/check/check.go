@@ -11,7 +11,6 @@
 package check
 
 import (
-	"fmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -523,23 +522,4 @@ func foldBinary(op token.Kind, a, b int64) (int64, bool) {
 		return b2i((a != 0) != (b != 0)), true
 	}
 	return 0, false
-}
-
-func (c *checker) setType(e ast.Expr, t *Type) *Type {
-	c.info.Types[e] = t
-	return t
-}
-
-func describe(e ast.Expr) string {
-	switch x := e.(type) {
-	case *ast.Ident:
-		return x.Name
-	case *ast.AggVar:
-		return "@" + x.Name
-	case *ast.SelfVar:
-		return "self->" + x.Name
-	case *ast.ThisVar:
-		return "this->" + x.Name
-	}
-	return fmt.Sprintf("%T", e)
 }
