@@ -20,6 +20,9 @@ func (c *checker) assign(x *ast.AssignExpr) *Type {
 			return nil
 		}
 	}
+	if x.Op != token.ASSIGN {
+		c.implicitInt(lhs)
+	}
 	rt := c.expr(x.Y)
 	if rt != nil && x.Op != token.ASSIGN && !rt.IsInt() {
 		c.errorf(x.OpPos, "D_OP_ARITH", "operator %s requires operands of arithmetic type", x.Op)

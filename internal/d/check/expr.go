@@ -47,6 +47,7 @@ func (c *checker) expr1(e ast.Expr) *Type {
 		return c.unary(x)
 	case *ast.PostfixExpr:
 		c.lvalue(x.X)
+		c.implicitInt(x.X)
 		return c.expr(x.X)
 	case *ast.BinaryExpr:
 		return c.binary(x)
@@ -192,6 +193,9 @@ func (c *checker) varRef(x ast.Expr, s VarScope, name string, pos token.Pos) *Ty
 }
 
 func (c *checker) unary(x *ast.UnaryExpr) *Type {
+	if x.Op == token.INC || x.Op == token.DEC {
+		c.implicitInt(x.X)
+	}
 	t := c.expr(x.X)
 	if t == nil {
 		return nil
@@ -515,5 +519,27 @@ func (c *checker) lvalue(e ast.Expr) {
 	case *ast.SelfVar, *ast.ThisVar, *ast.IndexExpr:
 	default:
 		c.errorf(e.Pos(), "D_OP_LVAL", "operator requires modifiable lvalue as an operand")
+	}
+}
+
+// implicitInt defines a variable that ++, -- or a compound assignment
+// uses before any assignment: it starts as an int64 0, as in DTrace.
+func (c *checker) implicitInt(e ast.Expr) {
+	var v *Var
+	switch x := ast.Unparen(e).(type) {
+	case *ast.Ident:
+		if LookupBuiltinVar(x.Name) != nil || c.inlines[x.Name] != nil {
+			return
+		}
+		v = c.lookupVar(Global, x.Name, x.NamePos, true)
+	case *ast.SelfVar:
+		v = c.lookupVar(Self, x.Name, x.NamePos, true)
+	case *ast.ThisVar:
+		v = c.lookupVar(This, x.Name, x.NamePos, true)
+	default:
+		return
+	}
+	if v.Type == nil && !v.Assoc {
+		v.Type = TLong
 	}
 }

@@ -1,0 +1,2 @@
+/* @@opts: -e */
+BEGIN { printf("never\n"); exit(0); }

@@ -1,0 +1,3 @@
+/* @@opts: -q */
+/* @@status: 7 */
+BEGIN { exit(7); }

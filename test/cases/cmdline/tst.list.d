@@ -1,0 +1,2 @@
+/* @@opts: -l */
+syscall::read:entry, syscall::write:return

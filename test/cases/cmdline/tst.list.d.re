@@ -1,0 +1,3 @@
+   ID   PROVIDER            MODULE                          FUNCTION NAME
+ *\d+    syscall                                                read entry
+ *\d+    syscall                                               write return

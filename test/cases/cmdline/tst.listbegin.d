@@ -1,0 +1,2 @@
+/* @@opts: -l */
+BEGIN, END, ERROR

@@ -1,0 +1,2 @@
+/* @@opts: -lv */
+syscall::openat:entry

@@ -1,0 +1,9 @@
+   ID   PROVIDER            MODULE                          FUNCTION NAME
+ *\d+    syscall                                              openat entry
+
+	Argument Types
+		args\[0\]: int
+		args\[1\]: const char \*
+		args\[2\]: int
+		args\[3\]: umode_t
+

@@ -1,0 +1,3 @@
+CPU     ID                    FUNCTION:NAME
+ *\d+      1                           :BEGIN 
+

@@ -1,0 +1,1 @@
+BEGIN { printf("loud"); exit(0); }

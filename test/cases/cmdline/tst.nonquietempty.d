@@ -1,0 +1,1 @@
+BEGIN { } BEGIN { exit(0); }

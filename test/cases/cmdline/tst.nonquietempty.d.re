@@ -1,0 +1,4 @@
+CPU     ID                    FUNCTION:NAME
+ *\d+      1                           :BEGIN 
+ *\d+      1                           :BEGIN 
+

@@ -1,0 +1,2 @@
+#pragma D option quiet
+BEGIN { printf("quiet\n"); exit(0); }

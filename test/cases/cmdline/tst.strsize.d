@@ -1,0 +1,2 @@
+/* @@opts: -q -x strsize=8 */
+BEGIN { s = "abcdefghijkl"; printf("%s\n", s); exit(0); }

@@ -1,0 +1,3 @@
+/* @@opts: -q -Z */
+syscall::nosuchcall:entry { printf("no\n"); }
+BEGIN { printf("yes\n"); exit(0); }

@@ -1,0 +1,2 @@
+/* @@opts: -q */
+tick-50ms { printf("%s %s\n", probeprov, probename); exit(0); }
