@@ -230,6 +230,8 @@ func (g *gen) callInt(x *ast.CallExpr) {
 		g.strlen(loc)
 	case "progenyof":
 		g.progenyof(x)
+	case "copyin":
+		g.copyin(x)
 	case "speculation":
 		// A new speculation ID from a global counter (the consumer
 		// buffers speculative records until commit or discard).
@@ -344,6 +346,31 @@ func (g *gen) progenyof(x *ast.CallExpr) {
 		asm.Mov.Reg(asm.R0, asm.R0).WithSymbol(end),
 	)
 	g.stack -= 16
+}
+
+// copyin(addr, size) copies user memory into clause scratch space and
+// yields its (kernel) address, as DTrace's copyin returns scratch memory.
+func (g *gen) copyin(x *ast.CallExpr) {
+	k, ok := g.info.Consts[ast.Unparen(x.Args[1])]
+	if !ok || k.IsStr || k.Int <= 0 || k.Int > 1024 {
+		g.errorf(x.Args[1].Pos(), "copyin( ) size must be an integer constant from 1 to 1024")
+		return
+	}
+	n := int(k.Int)
+	off := g.temp(n)
+	g.expr(x.Args[0])
+	g.emit(
+		asm.Mov.Reg(regTmp, asm.R0),
+		asm.Mov.Reg(asm.R3, asm.R0),
+		asm.Mov.Reg(asm.R1, rS),
+		asm.Add.Imm(asm.R1, int32(off)),
+		asm.Mov.Imm(asm.R2, int32(n)),
+		asm.FnProbeReadUser.Call(),
+	)
+	ok2 := g.label("ci_ok")
+	g.emit(asm.JEq.Imm(asm.R0, 0, ok2))
+	g.fault(plan.FaultBadAddr, regTmp, x.Pos())
+	g.emit(asm.Mov.Reg(asm.R0, rS).WithSymbol(ok2), asm.Add.Imm(asm.R0, int32(off)))
 }
 
 func (g *gen) emitSubprogs() {}
