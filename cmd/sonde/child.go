@@ -1,38 +1,89 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
 )
 
-// startChild starts -c's command held at a gate: the child is sonde itself,
-// which waits for one byte on fd 3 and then execs the command, so the
-// command runs no instruction before the probes are in place and its pid
-// ($target) is known before compiling.
+// startChild starts -c's command held at its first instruction: the child
+// asks to be traced and execs the command, and the kernel stops it with
+// SIGTRAP when the exec completes, before the command runs a single
+// instruction. Its pid ($target) is known before compiling, and the probes
+// (uprobes too, since the binary is mapped) go in before it is let go.
+// Nothing of sonde's own runs in the child: no Go runtime threads making
+// system calls that $target predicates would count.
 func (d *driver) startChild() (int, error) {
-	r, w, err := os.Pipe()
+	argv := splitCommand(d.cfg.command)
+	path, err := exec.LookPath(argv[0])
 	if err != nil {
-		return 0, err
+		return 0, fmt.Errorf("failed to execute %s: %v", argv[0], unwrapExec(err))
 	}
-	self, err := os.Executable()
-	if err != nil {
-		return 0, err
+	type started struct {
+		pid int
+		err error
 	}
-	cmd := exec.Command(self)
-	cmd.Env = append(os.Environ(), gateEnv+"="+d.cfg.command)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	cmd.ExtraFiles = []*os.File{r}
-	if err := cmd.Start(); err != nil {
-		return 0, err
+	ready := make(chan started)
+	d.release = make(chan bool)
+	d.exited = make(chan struct{})
+	// ptrace requests must come from the thread that is the tracer: one
+	// locked goroutine starts the child, holds it and lets it go.
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		cmd := exec.Command(path, argv[1:]...)
+		cmd.Args[0] = argv[0]
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+		cmd.SysProcAttr = &syscall.SysProcAttr{Ptrace: true}
+		if err := cmd.Start(); err != nil {
+			ready <- started{err: fmt.Errorf("failed to execute %s: %v", argv[0], unwrapExec(err))}
+			return
+		}
+		pid := cmd.Process.Pid
+		var ws unix.WaitStatus
+		for {
+			_, err := unix.Wait4(pid, &ws, 0, nil)
+			if err == unix.EINTR {
+				continue
+			}
+			if err != nil || !ws.Stopped() {
+				ready <- started{err: fmt.Errorf("failed to start %s: %v", argv[0], err)}
+				cmd.Wait()
+				return
+			}
+			break
+		}
+		d.child = cmd
+		ready <- started{pid: pid}
+		if run := <-d.release; run {
+			unix.PtraceDetach(pid)
+		} else {
+			unix.Kill(pid, unix.SIGKILL)
+			unix.PtraceDetach(pid)
+		}
+		cmd.Wait()
+		close(d.exited)
+	}()
+	s := <-ready
+	return s.pid, s.err
+}
+
+func unwrapExec(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
 	}
-	r.Close()
-	d.child, d.gate = cmd, w
-	return cmd.Process.Pid, nil
+	var ee *exec.Error
+	if errors.As(err, &ee) {
+		return ee.Err
+	}
+	return err
 }
 
 // releaseChild lets the held command run and returns a channel closed when
@@ -41,24 +92,22 @@ func (d *driver) releaseChild() <-chan struct{} {
 	if d.child == nil {
 		return nil
 	}
-	done := make(chan struct{})
-	d.gate.Write([]byte{1})
-	d.gate.Close()
-	go func() {
-		d.child.Wait()
-		close(done)
-	}()
-	return done
+	d.release <- true
+	d.release = nil
+	return d.exited
 }
 
 func (d *driver) killChild() {
-	if d.child != nil && d.child.ProcessState == nil {
-		if d.gate != nil {
-			d.gate.Close()
-		}
-		d.child.Process.Kill()
-		d.child.Wait()
+	if d.child == nil {
+		return
 	}
+	if d.release != nil {
+		d.release <- false
+		d.release = nil
+	} else {
+		d.child.Process.Kill()
+	}
+	<-d.exited
 }
 
 // watchPid returns a channel closed when -p's process exits.
@@ -83,28 +132,6 @@ func (d *driver) watchPid() <-chan struct{} {
 		}
 	}()
 	return done
-}
-
-// execGate runs in the child: wait for the go-ahead, then exec the command
-// through the shell's word splitting rules (as dtrace -c does with argv).
-func execGate() {
-	cmd := os.Getenv(gateEnv)
-	os.Unsetenv(gateEnv)
-	gate := os.NewFile(3, "gate")
-	var b [1]byte
-	if n, _ := gate.Read(b[:]); n != 1 {
-		os.Exit(127)
-	}
-	gate.Close()
-	argv := splitCommand(cmd)
-	path, err := exec.LookPath(argv[0])
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "sonde: failed to execute %s: %v\n", argv[0], err)
-		os.Exit(127)
-	}
-	err = syscall.Exec(path, argv, os.Environ())
-	fmt.Fprintf(os.Stderr, "sonde: failed to execute %s: %v\n", argv[0], err)
-	os.Exit(127)
 }
 
 // splitCommand splits a -c command into words (quotes group words).

@@ -30,13 +30,7 @@ import (
 // Version is set at build time.
 var Version = "0.1.0-dev"
 
-const gateEnv = "SONDE_EXEC_GATE"
-
 func main() {
-	if os.Getenv(gateEnv) != "" {
-		execGate()
-		return
-	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
@@ -80,8 +74,11 @@ type driver struct {
 	srcs   diag.Sources
 	opts   options
 	child  *exec.Cmd
-	gate   *os.File
-	reg    *providers.Registry
+	// release lets -c's held command go (true) or kills it (false);
+	// exited is closed when it has exited.
+	release chan bool
+	exited  chan struct{}
+	reg     *providers.Registry
 	// perSource counts the probe clauses of each source
 	perSource []int
 }
@@ -109,7 +106,7 @@ func (d *driver) run() int {
 	if d.cfg.command != "" {
 		pid, err := d.startChild()
 		if err != nil {
-			warnf(d.stderr, "failed to execute %s: %v", d.cfg.command, err)
+			warnf(d.stderr, "%v", err)
 			return 1
 		}
 		macros["target"] = strconv.Itoa(pid)
