@@ -21,12 +21,19 @@ e2e: build
 	$(GO) test -count=1 ./test/
 
 lint:
-	gofmt -l . | tee /dev/stderr | (! read)
+	gofmt -l . | tee /dev/stderr | (! read -r _)
 	$(GO) vet $(PKGS)
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 $(PKGS)
 
+# Every fuzz target for FUZZTIME each; none may panic.
+FUZZTIME ?= 30s
 fuzz:
-	$(GO) test -run=X -fuzz=FuzzParse -fuzztime=60s ./internal/d/parser/
+	$(GO) test -run=X -fuzz=FuzzParse -fuzztime=$(FUZZTIME) ./internal/d/parser/
+	$(GO) test -run=X -fuzz=FuzzCheck -fuzztime=$(FUZZTIME) ./internal/d/check/
+	$(GO) test -run=X -fuzz=FuzzCompile -fuzztime=$(FUZZTIME) ./internal/codegen/
+	$(GO) test -run=X -fuzz=FuzzDecode -fuzztime=$(FUZZTIME) ./internal/consume/
+	$(GO) test -run=X -fuzz=FuzzPrintf -fuzztime=$(FUZZTIME) ./internal/format/
+	$(GO) test -run=X -fuzz=FuzzBuckets -fuzztime=$(FUZZTIME) ./internal/format/
 
 bench: build
 	$(GO) run ./bench/run

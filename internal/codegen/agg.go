@@ -240,6 +240,8 @@ func (g *gen) quantizeIndex() {
 		asm.Ja.Label(done),
 		asm.Mov.Imm(asm.R2, quantizeZero-1).WithSymbol(neg),
 		asm.Sub.Reg(asm.R2, asm.R4),
+		asm.JSGE.Imm(asm.R2, 0, done), // -2^63 (log2 63) goes to bucket 0 too
+		asm.Mov.Imm(asm.R2, 0),
 		asm.Mov.Reg(asm.R2, asm.R2).WithSymbol(done),
 	)
 }
@@ -265,6 +267,9 @@ func (g *gen) lquantizeIndex(p value.AggParams) {
 	levels := (p.Limit - p.Base) / p.Step
 	under, over, done := g.label("lq_u"), g.label("lq_o"), g.label("lq_d")
 	g.emit(
+		// DTrace quantizes the value as an int32 (dtrace_aggregate_lquantize).
+		asm.LSh.Imm(asm.R1, 32),
+		asm.ArSh.Imm(asm.R1, 32),
 		asm.LoadImm(asm.R3, p.Base, asm.DWord),
 		asm.JSLT.Reg(asm.R1, asm.R3, under),
 		asm.LoadImm(asm.R3, p.Limit, asm.DWord),

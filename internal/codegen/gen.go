@@ -97,6 +97,7 @@ type gen struct {
 	needTS  bool
 	errs    []error
 	action  int
+	strBack map[ast.Expr]bool // strings strInto has asked strExpr to place
 }
 
 type assocMap struct {

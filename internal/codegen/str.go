@@ -158,6 +158,10 @@ func (g *gen) strInto(e ast.Expr, off, n int) {
 	case *ast.IndexExpr:
 		if v := g.info.Uses[ast.Unparen(x.X)]; v != nil && v.Assoc {
 			a := g.assoc[v]
+			if a == nil {
+				g.errorf(x.Pos(), "associative arrays of self-> variables are not supported yet")
+				return
+			}
 			key := g.buildKey(x.Indices, a.keys, a.keySize)
 			nf, end := g.label("snf"), g.label("send")
 			g.emit(
@@ -175,7 +179,19 @@ func (g *gen) strInto(e ast.Expr, off, n int) {
 			return
 		}
 	}
+	// strExpr comes back here for a string it has no place for: an
+	// expression neither function knows (a string inline, stringof() of an
+	// integer) must be an error, not endless recursion.
+	if g.strBack[e] {
+		g.errorf(e.Pos(), "%s cannot be used as a string yet", describeExpr(e))
+		return
+	}
+	if g.strBack == nil {
+		g.strBack = map[ast.Expr]bool{}
+	}
+	g.strBack[e] = true
 	src := g.strExpr(e)
+	delete(g.strBack, e)
 	if src.area == inScratch && src.off == off {
 		return
 	}

@@ -1,6 +1,8 @@
 package check
 
 import (
+	"math"
+
 	"github.com/sonde-trace/sonde/internal/d/ast"
 	"github.com/sonde-trace/sonde/internal/d/token"
 	"github.com/sonde-trace/sonde/internal/value"
@@ -190,10 +192,10 @@ func (c *checker) aggAssign(x *ast.AssignExpr, av *ast.AggVar, ix *ast.IndexExpr
 	if !c.checkArgCount(call, b) {
 		return
 	}
-	for _, a := range call.Args {
+	for i, a := range call.Args {
 		t := c.expr(a)
 		if t != nil && !t.IsInt() {
-			c.errorf(a.Pos(), "D_AGG_SCALAR", "%s( ) argument #%d must be of scalar type", b.Name, 1)
+			c.errorf(a.Pos(), "D_AGG_SCALAR", "%s( ) argument #%d must be of scalar type", b.Name, i+1)
 			return
 		}
 	}
@@ -235,16 +237,32 @@ func (c *checker) aggParams(call *ast.CallExpr, b *Builtin) (value.AggParams, bo
 		if len(v) > 2 {
 			p.Step = v[2]
 		}
+		if p.Base < math.MinInt32 || p.Base > math.MaxInt32 {
+			c.errorf(call.Args[1].Pos(), "D_LQUANT_BASEVAL", "lquantize( ) base (argument #2) must be a 32-bit quantity")
+			return p, false
+		}
+		if p.Limit < math.MinInt32 || p.Limit > math.MaxInt32 {
+			c.errorf(call.Args[2].Pos(), "D_LQUANT_LIMVAL", "lquantize( ) limit (argument #3) must be a 32-bit quantity")
+			return p, false
+		}
 		if p.Step <= 0 {
 			c.errorf(call.Args[3].Pos(), "D_LQUANT_STEPVAL", "lquantize( ) step must be greater than zero")
+			return p, false
+		}
+		if p.Step > math.MaxUint16 {
+			c.errorf(call.Args[3].Pos(), "D_LQUANT_STEPVAL", "lquantize( ) step (argument #4) must be a 16-bit quantity")
 			return p, false
 		}
 		if p.Limit <= p.Base {
 			c.errorf(call.Args[2].Pos(), "D_LQUANT_MISMATCH", "lquantize( ) base (argument #2) must be less than limit (argument #3)")
 			return p, false
 		}
+		if (p.Limit-p.Base)/p.Step == 0 {
+			c.errorf(call.Args[3].Pos(), "D_LQUANT_STEPLARGE", "lquantize( ) step (argument #4) too large: must have at least one quantization level")
+			return p, false
+		}
 		if (p.Limit-p.Base)/p.Step > 65535 {
-			c.errorf(call.Args[2].Pos(), "D_LQUANT_STEPLARGE", "lquantize( ) has too many levels (at most 65535)")
+			c.errorf(call.Args[2].Pos(), "D_LQUANT_STEPSMALL", "lquantize( ) has too many levels (at most 65535)")
 			return p, false
 		}
 	case value.Llquantize:
@@ -253,30 +271,46 @@ func (c *checker) aggParams(call *ast.CallExpr, b *Builtin) (value.AggParams, bo
 			return p, false
 		}
 		p.Factor, p.Low, p.High, p.Steps = v[0], v[1], v[2], v[3]
+		for i, tag := range []string{"D_LLQUANT_FACTORVAL", "D_LLQUANT_LOWVAL", "D_LLQUANT_HIGHVAL", "D_LLQUANT_NSTEPVAL"} {
+			if v[i] < 0 || v[i] > math.MaxUint16 {
+				c.errorf(call.Args[i+1].Pos(), tag, "llquantize( ) argument #%d must be an unsigned 16-bit quantity", i+2)
+				return p, false
+			}
+		}
 		switch {
 		case p.Factor < 2:
 			c.errorf(call.Args[1].Pos(), "D_LLQUANT_FACTORSMALL", "llquantize( ) factor (argument #2) must be two or more")
 			return p, false
-		case p.Low < 0:
-			c.errorf(call.Args[2].Pos(), "D_LLQUANT_LOWVAL", "llquantize( ) low magnitude (argument #3) must be non-negative")
+		case p.Low >= p.High:
+			c.errorf(call.Args[3].Pos(), "D_LLQUANT_MAGRANGE", "llquantize( ) high magnitude (argument #4) must be greater than low magnitude (argument #3)")
 			return p, false
-		case p.High < p.Low:
-			c.errorf(call.Args[3].Pos(), "D_LLQUANT_HIGHVAL", "llquantize( ) high magnitude (argument #4) must be at least the low magnitude")
+		case p.Steps < p.Factor:
+			c.errorf(call.Args[4].Pos(), "D_LLQUANT_FACTORNSTEPS", "llquantize( ) factor (argument #2) must be less than or equal to the number of linear steps per magnitude (argument #5)")
 			return p, false
-		case p.Steps < 1 || (p.Steps > p.Factor && p.Steps%p.Factor != 0) || (p.Steps < p.Factor && p.Factor%p.Steps != 0):
-			c.errorf(call.Args[4].Pos(), "D_LLQUANT_NSTEPMATCH", "llquantize( ) factor (argument #2) must evenly divide the number of steps per magnitude (argument #5), or the reverse")
+		case p.Steps%p.Factor != 0 || !dividesPower(p.Steps, p.Factor):
+			c.errorf(call.Args[4].Pos(), "D_LLQUANT_FACTOREVEN", "llquantize( ) factor (argument #2) must evenly divide the number of steps per magnitude (argument #5), and the number of steps per magnitude must evenly divide a power of the factor")
 			return p, false
 		}
 		pow := int64(1)
-		for i := int64(0); i <= p.High; i++ {
-			if pow > (1<<62)/p.Factor {
-				c.errorf(call.Args[3].Pos(), "D_LLQUANT_MAGTOOBIG", "llquantize( ) factor (%d) raised to power of high magnitude (%d) overflows 64-bits", p.Factor, p.High)
+		for i := int64(0); i <= p.High+1; i++ {
+			if pow > math.MaxInt64/p.Factor {
+				c.errorf(call.Args[3].Pos(), "D_LLQUANT_MAGTOOBIG", "llquantize( ) factor (%d) raised to power of high magnitude (%d) plus 1 overflows 64-bits", p.Factor, p.High)
 				return p, false
 			}
 			pow *= p.Factor
 		}
 	}
 	return p, true
+}
+
+// dividesPower reports whether n divides a power of factor (2 or more;
+// both at most 16 bits).
+func dividesPower(n, factor int64) bool {
+	pow := factor
+	for pow < n {
+		pow *= factor
+	}
+	return pow%n == 0
 }
 
 func upper(s string) string {

@@ -115,6 +115,12 @@ type checker struct {
 	clause  *Clause
 	final   bool // second pass: report errors
 	types   map[string]*Type
+	// inlining holds the inlines whose values are being checked, so that
+	// one defined in terms of itself is an error, not endless recursion;
+	// inlined holds the type of each inline checked in this pass, so that
+	// a value is checked once, not once per use of every inline using it.
+	inlining map[*ast.InlineDecl]bool
+	inlined  map[*ast.InlineDecl]*Type
 }
 
 // Check checks prog. Errors are returned sorted; Info is usable as far as
@@ -132,9 +138,10 @@ func Check(progs []*ast.Program, cfg Config) (*Info, diag.List) {
 			Calls:    map[*ast.CallExpr]*Builtin{},
 			Builtins: map[*ast.Ident]*BuiltinVar{},
 		},
-		vars:    map[string]*Var{},
-		inlines: map[string]*ast.InlineDecl{},
-		types:   map[string]*Type{},
+		vars:     map[string]*Var{},
+		inlines:  map[string]*ast.InlineDecl{},
+		types:    map[string]*Type{},
+		inlining: map[*ast.InlineDecl]bool{},
 	}
 	for _, p := range progs {
 		c.collectDecls(p)
@@ -143,6 +150,7 @@ func Check(progs []*ast.Program, cfg Config) (*Info, diag.List) {
 	// checks with every variable known and reports errors.
 	for pass := 0; pass < 2; pass++ {
 		c.final = pass == 1
+		c.inlined = map[*ast.InlineDecl]*Type{}
 		idx := 0
 		for _, p := range progs {
 			for _, d := range p.Decls {
@@ -407,7 +415,9 @@ func (c *checker) exprStmt(e ast.Expr) {
 		c.assign(x)
 		return
 	case *ast.CallExpr:
-		c.call(x, true)
+		if t := c.call(x, true); t != nil {
+			c.info.Types[x] = t // stack() as a statement records its type
+		}
 		return
 	}
 	c.expr(e)
@@ -448,10 +458,6 @@ func (c *checker) constInt(e ast.Expr) (int64, bool) {
 			return 0, false
 		}
 		return foldBinary(x.Op, a, b)
-	case *ast.Ident:
-		if in, ok := c.inlines[x.Name]; ok {
-			return c.constInt(in.Value)
-		}
 	case *ast.MacroVar:
 		if v, ok := c.cfg.Macros[x.Name]; ok && !x.Quoted {
 			n, err := strconv.ParseInt(v, 0, 64)

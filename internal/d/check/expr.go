@@ -48,7 +48,12 @@ func (c *checker) expr1(e ast.Expr) *Type {
 	case *ast.PostfixExpr:
 		c.lvalue(x.X)
 		c.implicitInt(x.X)
-		return c.expr(x.X)
+		t := c.expr(x.X)
+		if t != nil && !t.IsInt() {
+			c.errorf(x.OpPos, "D_OP_SCALAR", "operator %s requires an operand of scalar type", x.Op)
+			return nil
+		}
+		return t
 	case *ast.BinaryExpr:
 		return c.binary(x)
 	case *ast.AssignExpr:
@@ -155,7 +160,17 @@ func (c *checker) ident(x *ast.Ident) *Type {
 		return bv.Type
 	}
 	if in, ok := c.inlines[x.Name]; ok {
-		t := c.expr(in.Value)
+		t, done := c.inlined[in]
+		if !done {
+			if c.inlining[in] {
+				c.errorf(x.NamePos, "D_IDENT_UNDEF", "failed to resolve %s: inline %s is defined in terms of itself", x.Name, in.Name)
+				return nil
+			}
+			c.inlining[in] = true
+			t = c.expr(in.Value)
+			delete(c.inlining, in)
+			c.inlined[in] = t
+		}
 		if in.Type != nil {
 			t = c.resolveType(in.Type)
 		}
@@ -217,6 +232,10 @@ func (c *checker) unary(x *ast.UnaryExpr) *Type {
 		return promote(t)
 	case token.INC, token.DEC:
 		c.lvalue(x.X)
+		if !t.IsInt() {
+			c.errorf(x.OpPos, "D_OP_SCALAR", "operator %s requires an operand of scalar type", x.Op)
+			return nil
+		}
 		return t
 	case token.MUL:
 		if t.Kind != Pointer {
@@ -400,10 +419,6 @@ func (c *checker) index(x *ast.IndexExpr) *Type {
 			}
 			return v.Type
 		}
-		if LookupBuiltinVar(b.Name) == nil {
-			c.errorf(b.NamePos, "D_IDENT_UNDEF", "failed to resolve %s: unknown variable name", b.Name)
-			return nil
-		}
 	case *ast.AggVar:
 		c.errorf(b.AtPos, "D_AGG_SCALAR", "aggregation @%s may not be used as a scalar", b.Name)
 		return nil
@@ -449,6 +464,10 @@ func (c *checker) argsIndex(x *ast.IndexExpr, id *ast.Ident) *Type {
 	if cl.Args == nil {
 		if len(cl.Probes) > 1 {
 			c.errorf(x.Lbrack, "D_ARGS_MULTI", "args[] may not be referenced because probe description %s matches probes with different argument types", cl.Node.Probes[0].Text)
+			return nil
+		}
+		if n < 0 || n >= 10 {
+			c.errorf(x.Indices[0].Pos(), "D_ARGS_IDX", "index %d is out of range for %s args[ ]", n, cl.Node.Probes[0].Text)
 			return nil
 		}
 		return TLong
