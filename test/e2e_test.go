@@ -9,6 +9,9 @@
 //	@@stderr: a substring stderr must contain
 //	@@setup: a shell command run first (e.g. to build a C workload)
 //	@@args: macro arguments after the script ($1, $2, ...)
+//	@@spawn: a command started in the background before sonde runs (e.g.
+//	         "sleep 2" for -p); {spawn} in @@opts and @@args is replaced by
+//	         its pid, and it is killed after sonde exits if still running
 package test
 
 import (
@@ -48,6 +51,7 @@ type directives struct {
 	stderr []string
 	setup  []string
 	args   []string
+	spawn  []string
 }
 
 var directive = regexp.MustCompile(`@@(\w+):\s*(.*?)\s*(\*/)?$`)
@@ -74,6 +78,8 @@ func parseDirectives(t *testing.T, src string) directives {
 			d.args = append(d.args, shellWords(m[2])...)
 		case "setup":
 			d.setup = append(d.setup, m[2])
+		case "spawn":
+			d.spawn = append(d.spawn, m[2])
 		}
 	}
 	return d
@@ -141,6 +147,24 @@ func runCase(t *testing.T, file string) {
 		cmd.Dir = dir
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("setup %q: %v\n%s", s, err, out)
+		}
+	}
+	for _, s := range d.spawn {
+		bg := exec.Command("/bin/sh", "-c", "exec "+s)
+		bg.Dir = dir
+		if err := bg.Start(); err != nil {
+			t.Fatalf("spawn %q: %v", s, err)
+		}
+		defer func() {
+			bg.Process.Kill()
+			bg.Wait()
+		}()
+		pid := strconv.Itoa(bg.Process.Pid)
+		for i := range d.opts {
+			d.opts[i] = strings.ReplaceAll(d.opts[i], "{spawn}", pid)
+		}
+		for i := range d.args {
+			d.args[i] = strings.ReplaceAll(d.args[i], "{spawn}", pid)
 		}
 	}
 	base := filepath.Base(file)

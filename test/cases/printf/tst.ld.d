@@ -1,2 +1,2 @@
 /* @@opts: -q */
-BEGIN { printf("%ld %lld %lu\n", 1, 2, 3); exit(0); }
+BEGIN { printf("%ld %lld %lu\n", (long)1, (long long)2, (unsigned long)3); exit(0); }

@@ -1,0 +1,1 @@
+BEGIN { @a[pid] = sum(probefunc); exit(0); }

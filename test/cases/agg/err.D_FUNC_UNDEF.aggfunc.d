@@ -1,0 +1,1 @@
+BEGIN { @a = nosuchagg(1); exit(0); }

@@ -1,0 +1,2 @@
+/* @@opts: -q */
+BEGIN { @ = sum(3); printa(@); exit(0); }

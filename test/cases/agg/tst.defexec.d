@@ -1,0 +1,2 @@
+/* @@opts: -q */
+BEGIN { @[execname, probename] = count(); exit(0); }

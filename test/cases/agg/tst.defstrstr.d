@@ -1,0 +1,2 @@
+/* @@opts: -q */
+BEGIN { @["a", "b"] = sum(3); exit(0); }

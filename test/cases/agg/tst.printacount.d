@@ -1,0 +1,2 @@
+/* @@opts: -q */
+BEGIN { @ = count(); @ = count(); printa("[%@u][%@8d][%@-4d]\n", @); exit(0); }

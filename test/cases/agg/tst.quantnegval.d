@@ -1,0 +1,2 @@
+/* @@opts: -q */
+BEGIN { @ = quantize(-5); exit(0); }

@@ -1,0 +1,2 @@
+/* @@opts: -q */
+BEGIN { @ = quantize(0); exit(0); }

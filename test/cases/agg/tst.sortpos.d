@@ -1,0 +1,3 @@
+/* aggsortpos chooses which aggregation of a printa() sorts the rows. */
+/* @@opts: -q -x aggsortpos=1 */
+BEGIN { @a["x"] = sum(1); @a["y"] = sum(2); @b["x"] = sum(20); @b["y"] = sum(10); printa("%s %@d %@d\n", @a, @b); exit(0); }

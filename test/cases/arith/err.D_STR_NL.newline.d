@@ -1,0 +1,2 @@
+BEGIN { x = "abc
+def"; }

@@ -1,0 +1,1 @@
+BEGIN { printf("plain\n", 1); exit(0); }

@@ -1,0 +1,1 @@
+BEGIN { printf("%s\n", 5); exit(0); }

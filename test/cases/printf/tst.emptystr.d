@@ -1,0 +1,2 @@
+/* @@opts: -q */
+BEGIN { printf("[%s][%5s]\n", "", ""); exit(0); }

@@ -1,0 +1,1 @@
+BEGIN { self->x = "str"; self->x = 3; }

@@ -1,0 +1,2 @@
+/* @@opts: -q */
+BEGIN { a[execname] = 3; printf("%d %d\n", a["sonde"], a["other"]); exit(0); }

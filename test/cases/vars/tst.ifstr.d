@@ -1,0 +1,2 @@
+/* @@opts: -q */
+BEGIN { if (execname == "sonde") printf("yes\n"); if (probename != "BEGIN") printf("no\n"); exit(0); }

@@ -1,0 +1,1 @@
+BEGIN { @a = count(); x = 1; clear(x); exit(0); }

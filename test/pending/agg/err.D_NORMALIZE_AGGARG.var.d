@@ -1,0 +1,1 @@
+BEGIN { x = 1; normalize(x, 2); exit(0); }

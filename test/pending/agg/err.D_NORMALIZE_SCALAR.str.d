@@ -1,0 +1,1 @@
+BEGIN { @a = count(); normalize(@a, "two"); exit(0); }

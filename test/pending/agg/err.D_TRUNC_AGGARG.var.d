@@ -1,0 +1,1 @@
+BEGIN { x = 1; trunc(x); exit(0); }

@@ -1,0 +1,1 @@
+BEGIN /"abc"/ { exit(0); }

@@ -1,0 +1,1 @@
+BEGIN { printf("%@d\n", 1); exit(0); }

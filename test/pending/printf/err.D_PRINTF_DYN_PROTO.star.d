@@ -1,0 +1,1 @@
+BEGIN { printf("%*d\n"); exit(0); }

@@ -1,0 +1,1 @@
+BEGIN { printf("%*d\n", "wide", 5); exit(0); }
