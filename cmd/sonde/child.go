@@ -167,3 +167,24 @@ func splitCommand(s string) []string {
 	}
 	return out
 }
+
+// exitNotice says how -c's command ended, as dtrace's prochandler does.
+func exitNotice(cmd *exec.Cmd) string {
+	pid := cmd.Process.Pid
+	ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus)
+	switch {
+	case ok && ws.Signaled():
+		return fmt.Sprintf("pid %d terminated by %s", pid, signalName(ws.Signal()))
+	case ok && ws.ExitStatus() != 0:
+		return fmt.Sprintf("pid %d exited with status %d", pid, ws.ExitStatus())
+	}
+	return fmt.Sprintf("pid %d has exited", pid)
+}
+
+// signalName is a signal's name as proc_signame gives it (SIGKILL).
+func signalName(s syscall.Signal) string {
+	if n := unix.SignalName(s); n != "" {
+		return n
+	}
+	return fmt.Sprintf("SIG#%d", int(s))
+}

@@ -401,7 +401,7 @@ func (d *driver) consume(sess *runtime.Session, p *plan.Plan) int {
 			goto end
 		case <-childDone:
 			_ = c.Drain()
-			warnf(d.stderr, "pid %d has exited", d.child.Process.Pid)
+			warnf(d.stderr, "%s", exitNotice(d.child))
 			goto end
 		case <-pidDone:
 			_ = c.Drain()
