@@ -14,6 +14,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/cilium/ebpf"
@@ -51,9 +52,13 @@ type Consumer struct {
 	normal   map[int]int64
 	spec     map[int64][][]byte
 	lastStat [plan.NumStats]uint64
-	header   bool
-	errs     int
-	printed  map[int]bool
+	// watched are the pids WatchProcesses has snapshotted.
+	watched   map[int]bool
+	lastWatch time.Time
+	targets   []int
+	header    bool
+	errs      int
+	printed   map[int]bool
 }
 
 // New returns a consumer of session s writing to out.
@@ -66,7 +71,7 @@ func New(s *runtime.Session, out io.Writer, opts Options) (*Consumer, error) {
 		opts.Warn = os.Stderr
 	}
 	c := &Consumer{p: s.Plan, s: s, out: out, opts: opts, rd: rd,
-		printf: map[string]*format.Printf{}, normal: map[int]int64{}, spec: map[int64][][]byte{}, printed: map[int]bool{}}
+		printf: map[string]*format.Printf{}, normal: map[int]int64{}, spec: map[int64][][]byte{}, printed: map[int]bool{}, watched: map[int]bool{}}
 	return c, nil
 }
 
@@ -330,7 +335,11 @@ func (c *Consumer) decode(f plan.Field, b []byte, off int) value.Value {
 		n := int(u64(b, off+8))
 		var frames []string
 		for i := 0; i < n && i < f.Depth; i++ {
-			frames = append(frames, userSym(pid, u64(b, off+16+8*i)))
+			pc := u64(b, off+16+8*i)
+			if pc == 0 {
+				break // the end of the frame-pointer chain
+			}
+			frames = append(frames, userSym(pid, pc))
 		}
 		return value.Value{Kind: value.UStack, Frames: frames}
 	case plan.FSym:
@@ -342,7 +351,7 @@ func (c *Consumer) decode(f plan.Field, b []byte, off int) value.Value {
 		return value.Value{Kind: f.SymKind, Addr: a, Str: str}
 	case plan.FUSym:
 		a := u64(b, off+8)
-		return value.Value{Kind: f.SymKind, Addr: a, Str: userSym(int(u64(b, off)), a)}
+		return value.Value{Kind: f.SymKind, Addr: a, Str: userSymKind(f.SymKind, int(u64(b, off)), a)}
 	case plan.FBytes:
 		return value.Value{Kind: value.Bytes, Raw: append([]byte(nil), b[off:off+f.Size]...), Size: f.Size}
 	}
@@ -364,7 +373,74 @@ func tracerFrame(pc uint64) bool {
 
 func kernelSym(a uint64) string { return kernel.Format(a) }
 
-func userSym(pid int, a uint64) string { return fmt.Sprintf("0x%x", a) }
+// users symbolises user addresses per process. Its Snapshot keeps a
+// process's mappings (and the objects they map) so that stacks of a process
+// that has exited since can still be read.
+var users sym.Users
+
+func userSym(pid int, a uint64) string {
+	users.Snapshot(pid)
+	return users.FormatFrame(pid, a)
+}
+
+// userSymKind renders usym(), ufunc(), umod() and uaddr() values.
+func userSymKind(k value.Kind, pid int, a uint64) string {
+	users.Snapshot(pid)
+	switch k {
+	case value.UMod:
+		return users.Mod(pid, a)
+	case value.UAddr:
+		return users.Addr(pid, a)
+	}
+	return users.Sym(pid, a)
+}
+
+// Watch adds a process ($target) whose address space WatchProcesses keeps
+// reading while it lives.
+func (c *Consumer) Watch(pid int) { c.targets = append(c.targets, pid) }
+
+// WatchProcesses snapshots the address spaces of the processes whose user
+// addresses the aggregations hold, while they live, so that printing them
+// at the end still names their functions. The driver calls it as it polls;
+// it does the work at most ten times a second.
+func (c *Consumer) WatchProcesses() {
+	if time.Since(c.lastWatch) < 100*time.Millisecond {
+		return
+	}
+	c.lastWatch = time.Now()
+	for _, pid := range c.targets {
+		// the target maps libraries as it runs: read its maps afresh
+		if syscall.Kill(pid, 0) == nil {
+			users.Forget(pid)
+			users.Snapshot(pid)
+		}
+	}
+	for _, a := range c.p.Aggs {
+		var offs []int
+		for _, f := range a.Keys {
+			if f.Kind == plan.FUStack || f.Kind == plan.FUSym {
+				offs = append(offs, f.Offset)
+			}
+		}
+		m := c.s.Maps[a.Map]
+		if len(offs) == 0 || m == nil {
+			continue
+		}
+		key := make([]byte, a.KeySize)
+		var next []byte
+		var prev any
+		for m.NextKey(prev, &next) == nil {
+			copy(key, next)
+			for _, off := range offs {
+				if pid := int(u64(key, off)); pid > 0 && !c.watched[pid] {
+					c.watched[pid] = true
+					users.Snapshot(pid)
+				}
+			}
+			prev = key
+		}
+	}
+}
 
 // runtimeError reports a fault the DTrace way and keeps going.
 func (c *Consumer) runtimeError(b []byte) {
