@@ -217,7 +217,12 @@ func describeSource(s source) string {
 	case "s":
 		return "script '" + s.text + "'"
 	}
-	return "description '" + s.text + "'"
+	// dtrace crops a -n description at its predicate or body for reporting
+	text := s.text
+	if i := strings.IndexAny(text, "{/;"); i >= 0 {
+		text = text[:i]
+	}
+	return "description '" + text + "'"
 }
 
 // sourceText returns the name and D text of a source.
@@ -383,6 +388,11 @@ func (d *driver) consume(sess *runtime.Session, p *plan.Plan) int {
 		warnf(d.stderr, "%v", err)
 		return 1
 	}
+	if d.child != nil {
+		c.Watch(d.child.Process.Pid)
+	} else if d.cfg.pid != 0 {
+		c.Watch(d.cfg.pid)
+	}
 	childDone := d.releaseChild()
 	pidDone := d.watchPid()
 	tick := d.opts.switchrate
@@ -392,6 +402,7 @@ func (d *driver) consume(sess *runtime.Session, p *plan.Plan) int {
 			warnf(d.stderr, "reading records: %v", err)
 			break
 		}
+		c.WatchProcesses()
 		if time.Since(lastStat) > time.Second {
 			c.Stats()
 			lastStat = time.Now()
@@ -459,6 +470,13 @@ func (d *driver) listProbes(info *check.Info) int {
 					t = a.XType
 				}
 				fmt.Fprintf(d.out, "\t\targs[%d]: %s\n", i, t)
+				if a.Struct != nil {
+					printMembers(d.out, "args["+strconv.Itoa(i)+"]->", a.Struct)
+				}
+			}
+			if p.Record != nil {
+				fmt.Fprintf(d.out, "\n\tArgument Record (args->)\n")
+				printMembers(d.out, "args->", p.Record)
 			}
 			fmt.Fprintln(d.out)
 		}
@@ -472,5 +490,16 @@ func printPlan(w io.Writer, p *plan.Plan) {
 	}
 	for _, pr := range p.Programs {
 		fmt.Fprintf(w, "\nprogram %s (%s, %s, %d instructions):\n%v", pr.Name, pr.Type, pr.Hook, len(pr.Insns), pr.Insns)
+	}
+}
+
+// printMembers lists a provider structure's members for -lv.
+func printMembers(w io.Writer, prefix string, s *provider.Struct) {
+	for _, m := range s.Members {
+		decl := m.Type // a tracepoint field's declaration names it
+		if !m.InHook {
+			decl = m.Type + " " + prefix + m.Name
+		}
+		fmt.Fprintf(w, "\t\t%s\n", decl)
 	}
 }

@@ -95,6 +95,8 @@ func (g *gen) expr(e ast.Expr) {
 		g.normalize(asm.R0, t)
 	case *ast.CallExpr:
 		g.callInt(x)
+	case *ast.SelectorExpr:
+		g.memberInt(x)
 	default:
 		g.errorf(e.Pos(), "expression not supported here")
 	}
@@ -125,6 +127,8 @@ func (g *gen) builtin(bv *check.BuiltinVar, pos token.Pos) {
 		n := int(id - check.BArg0)
 		g.needs.Args[n] = true
 		g.emit(asm.LoadMem(asm.R0, rS, int16(provider.CtxArg0+8*n), asm.DWord))
+	case g.cl != nil && g.cl.Subject != 0 && (id == check.BPid || id == check.BTid || id == check.BPpid || id == check.BCurthread):
+		g.subjectBuiltin(id)
 	case id == check.BPid:
 		g.emit(asm.FnGetCurrentPidTgid.Call(), asm.RSh.Imm(asm.R0, 32))
 	case id == check.BTid:

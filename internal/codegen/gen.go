@@ -65,10 +65,16 @@ type gen struct {
 	globSize int
 	selfs    map[*check.Var]varLoc
 	selfSize int
-	thiss    map[*check.Var]varLoc
-	thisEnd  int
-	assoc    map[*check.Var]*assocMap
-	aggs     map[*check.Var]*plan.Agg
+	// deferStack holds, in each thread's self-> storage, the user stack
+	// it had when it last went off CPU, for ustack() in clauses that fire
+	// for another thread (sched:::on-cpu); deferDepth is its depth, 0 when
+	// no such clause uses ustack().
+	deferStack varLoc
+	deferDepth int
+	thiss      map[*check.Var]varLoc
+	thisEnd    int
+	assoc      map[*check.Var]*assocMap
+	aggs       map[*check.Var]*plan.Agg
 
 	// layout measured in pass 1
 	tempBase int
@@ -172,6 +178,10 @@ func (g *gen) layoutVars() {
 		sz := varSize(v.Type)
 		g.selfs[v] = varLoc{g.selfSize, sz}
 		g.selfSize += roundUp(sz, 8)
+	}
+	if g.deferDepth = deferredUstackDepth(g.info); g.deferDepth > 0 {
+		g.deferStack = varLoc{g.selfSize, 16 + 8*g.deferDepth}
+		g.selfSize += g.deferStack.size
 	}
 	off := provider.CtxSize
 	for _, v := range g.info.Thiss {
@@ -321,6 +331,9 @@ func (g *gen) program(name string, hook provider.Hook, owner provider.Provider, 
 		asm.Mov.Reg(provider.RegScratch, asm.R0),
 	)
 	g.emit(pro...)
+	if g.deferDepth > 0 && hasSubject(probes) {
+		g.captureDeferredUstack()
+	}
 	if g.needTS {
 		g.emit(asm.FnKtimeGetNs.Call(), asm.StoreMem(provider.RegScratch, provider.CtxTimestamp, asm.R0, asm.DWord))
 	}
@@ -385,11 +398,10 @@ func (g *gen) clause(cl *check.Clause, skip string) {
 	g.useSelf = false
 	g.rec.Actions = g.rec.Actions[:0]
 	pc := cl.Node
-	g.useSelf = usesSelf(g.info, pc)
+	g.useSelf = usesSelf(g.info, pc) || (cl.Subject > 0 && g.deferDepth > 0)
 	if g.useSelf {
+		g.subjectTask(asm.R2)
 		g.emit(
-			asm.FnGetCurrentTaskBtf.Call(),
-			asm.Mov.Reg(asm.R2, asm.R0),
 			asm.LoadMapPtr(asm.R1, 0).WithReference(plan.MapSelf),
 			asm.Mov.Imm(asm.R3, 0),
 			asm.Mov.Imm(asm.R4, 1), // BPF_LOCAL_STORAGE_GET_F_CREATE
@@ -398,7 +410,11 @@ func (g *gen) clause(cl *check.Clause, skip string) {
 		)
 		ok := g.label("self_ok")
 		g.emit(asm.JNE.Imm(regSelf, 0, ok))
-		g.stat(plan.StatDynDrops)
+		if cl.Subject <= 0 {
+			// (a thread another one's probe fires for may be exiting or
+			// idle, with no storage: its self-> variables are all 0)
+			g.stat(plan.StatDynDrops)
+		}
 		g.emit(asm.Ja.Label(skip), asm.Mov.Imm(asm.R0, 0).WithSymbol(ok))
 	}
 	if pc.Pred != nil {

@@ -85,6 +85,12 @@ func (g *gen) strExpr(e ast.Expr) strLoc {
 		return strLoc{area: inScratch, off: loc.off, size: roundUp(loc.size, 8)}
 	case *ast.StringofExpr:
 		return g.strExpr(x.X)
+	case *ast.SelectorExpr:
+		if m := g.info.Members[x]; m != nil && !m.InHook && m.Kind == provider.MemberString && m.Size%8 == 0 {
+			// the prologue left it NUL-padded in the probe context
+			g.needXlate()
+			return strLoc{area: inScratch, off: provider.CtxXlate + m.Off, size: m.Size}
+		}
 	}
 	n := roundUp(t.Size, 8)
 	off := g.temp(n)
@@ -119,7 +125,25 @@ func (g *gen) strInto(e ast.Expr, off, n int) {
 		return
 	}
 	switch x := ast.Unparen(e).(type) {
+	case *ast.SelectorExpr:
+		if m := g.info.Members[x]; m != nil {
+			g.memberStrInto(m, off, n)
+			return
+		}
 	case *ast.Ident:
+		if bv := g.info.Builtins[x]; bv != nil && bv.ID == check.BExecname && g.cl != nil && g.cl.Subject != 0 {
+			g.zero(off, n)
+			g.subjectTask(asm.R3)
+			g.emit(
+				plan.WithFieldOffset(asm.LoadImm(asm.R1, 0, asm.DWord), "task_struct", "comm"),
+				asm.Add.Reg(asm.R3, asm.R1),
+				asm.Mov.Reg(asm.R1, rS),
+				asm.Add.Imm(asm.R1, int32(off)),
+				asm.Mov.Imm(asm.R2, int32(min(16, n))),
+				asm.FnProbeReadKernelStr.Call(),
+			)
+			return
+		}
 		if bv := g.info.Builtins[x]; bv != nil && bv.ID == check.BExecname {
 			g.zero(off, n)
 			g.emit(

@@ -264,6 +264,10 @@ func (g *gen) stackInto(e ast.Expr, f plan.Field, off int) {
 	g.zero(off, f.Size)
 	flags := int32(0)
 	buf := off + 8
+	if f.Kind == plan.FUStack && g.cl != nil && g.cl.Subject > 0 && g.deferDepth > 0 {
+		g.deferredUstack(f, off)
+		return
+	}
 	if f.Kind == plan.FUStack {
 		flags = 1 << 8 // BPF_F_USER_STACK
 		buf = off + 16

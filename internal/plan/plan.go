@@ -175,18 +175,15 @@ type Agg struct {
 
 // FieldOffset marks a 64-bit constant load whose value must be the offset
 // of Struct.Field in the running kernel (resolved from its BTF at load).
-type FieldOffset struct{ Struct, Field string }
-
-type fieldOffsetKey struct{}
+// Providers' prologues use the same marks (package provider defines them).
+type FieldOffset = provider.FieldOffset
 
 // WithFieldOffset marks ins as a FieldOffset constant.
 func WithFieldOffset(ins asm.Instruction, structName, field string) asm.Instruction {
-	ins.Metadata.Set(fieldOffsetKey{}, FieldOffset{structName, field})
-	return ins
+	return provider.WithFieldOffset(ins, structName, field)
 }
 
 // FieldOffsetOf returns the FieldOffset mark of ins, if any.
 func FieldOffsetOf(ins asm.Instruction) (FieldOffset, bool) {
-	fo, ok := ins.Metadata.Get(fieldOffsetKey{}).(FieldOffset)
-	return fo, ok
+	return provider.FieldOffsetOf(ins)
 }

@@ -23,6 +23,50 @@ type Arg struct {
 	Type  string // native type, e.g. "const char *", "size_t"
 	Name  string
 	XType string // translated type, "" when the same
+	// Struct, when set, is the structure the argument points to
+	// (args[i]->member): the provider's prologue fills its members in the
+	// probe context, or they are read from the hook's own record.
+	Struct *Struct
+}
+
+// Struct is a structure whose members clause code reads in place.
+type Struct struct {
+	Name    string // C spelling: "bufinfo_t", "struct sched_switch"
+	Members []Member
+}
+
+// Member returns the member called name.
+func (s *Struct) Member(name string) (*Member, bool) {
+	for i := range s.Members {
+		if s.Members[i].Name == name {
+			return &s.Members[i], true
+		}
+	}
+	return nil, false
+}
+
+// MemberKind says how a member's value is held.
+type MemberKind int
+
+// Member kinds.
+const (
+	MemberInt     MemberKind = iota // an integer of Size bytes
+	MemberString                    // a NUL-terminated char array of Size bytes
+	MemberDataLoc                   // a tracepoint __data_loc u32 locating a string
+)
+
+// Member is one member of a Struct.
+type Member struct {
+	Name   string
+	Type   string // C spelling, for listings and messages
+	Kind   MemberKind
+	Off    int // from the start of the hook's record (InHook) or of CtxXlate
+	Size   int
+	Signed bool
+	// InHook: the member is in the hook's context record (a tracepoint's
+	// raw record, reached through RegCtx); else in the probe context at
+	// CtxXlate+Off, where the prologue put it.
+	InHook bool
 }
 
 // HookKind says how the runtime attaches a program to the kernel.
@@ -35,6 +79,7 @@ const (
 	HookPerf                   // perf software event (profile/tick): Period ns, CPU -1 = every CPU
 	HookTP                     // perf-event tracepoint Group/Name
 	HookUprobe                 // uprobe on Path at Offset (Ret for uretprobe)
+	HookBTFTP                  // BTF-typed raw tracepoint (tp_btf) Name
 )
 
 // Hook identifies one kernel attachment. Probes with the same Hook share one
@@ -61,6 +106,8 @@ func (h Hook) String() string {
 		return fmt.Sprintf("perf:%dns:%v", h.Period, h.AllCPU)
 	case HookTP:
 		return "tp:" + h.Group + ":" + h.Name
+	case HookBTFTP:
+		return "tp_btf:" + h.Name
 	case HookUprobe:
 		return fmt.Sprintf("uprobe:%s:%#x:%v:%d", h.Path, h.Offset, h.Ret, h.PID)
 	}
@@ -78,6 +125,14 @@ type Probe struct {
 	Sel int64
 	// Provider that owns the probe.
 	Owner Provider
+	// Record, when set, is the structure args-> reads (tracepoints).
+	Record *Struct
+	// Subject says whose thread the probe fires for: 0, the current
+	// thread; n, the task_struct pointer in argument n-1 of the hook's
+	// BTF tracepoint (sched:::on-cpu fires from sched_switch, in the
+	// outgoing thread, for the incoming one). pid, tid, execname and
+	// self-> then refer to that thread.
+	Subject int
 }
 
 // FullName is provider:module:function:name.
@@ -124,7 +179,9 @@ const (
 	CtxTimestamp = 96 // u64: timestamp, cached once per firing
 	CtxSel       = 104
 	CtxTemp      = 112 // 64 bytes a prologue may use freely
-	CtxSize      = 176
+	CtxXlate     = 176 // CtxXlateSize bytes: translated argument structures
+	CtxXlateSize = 256
+	CtxSize      = CtxXlate + CtxXlateSize
 )
 
 // Registers fixed for generated code.
@@ -174,4 +231,43 @@ type Provider interface {
 // immediate), which cilium/ebpf's asm.StoreImm does not offer for DWord.
 func StoreImm64(dst asm.Register, off int16, imm int32) asm.Instruction {
 	return asm.Instruction{OpCode: asm.StoreImmOp(asm.DWord), Dst: dst, Offset: off, Constant: int64(imm)}
+}
+
+// FieldOffset marks a 64-bit constant load whose value must be the offset
+// of Struct.Field (a dotted path) in the running kernel: the runtime
+// resolves it from the kernel's BTF at load time.
+type FieldOffset struct{ Struct, Field string }
+
+type fieldOffsetKey struct{}
+
+// WithFieldOffset marks ins as a FieldOffset constant.
+func WithFieldOffset(ins asm.Instruction, structName, field string) asm.Instruction {
+	ins.Metadata.Set(fieldOffsetKey{}, FieldOffset{structName, field})
+	return ins
+}
+
+// FieldOffsetOf returns the FieldOffset mark of ins, if any.
+func FieldOffsetOf(ins asm.Instruction) (FieldOffset, bool) {
+	fo, ok := ins.Metadata.Get(fieldOffsetKey{}).(FieldOffset)
+	return fo, ok
+}
+
+// ReadTaskField emits code that reads the size-byte field path of the
+// task_struct whose address is in r (not R1-R3) into dst+off in the
+// scratch area, with bpf_probe_read_kernel; the offset comes from BTF.
+func ReadTaskField(r asm.Register, path string, off int16, size int32) asm.Instructions {
+	return ReadField(r, "task_struct", path, off, size)
+}
+
+// ReadField is ReadTaskField for any kernel structure.
+func ReadField(r asm.Register, structName, path string, off int16, size int32) asm.Instructions {
+	return asm.Instructions{
+		asm.Mov.Reg(asm.R3, r),
+		WithFieldOffset(asm.LoadImm(asm.R1, 0, asm.DWord), structName, path),
+		asm.Add.Reg(asm.R3, asm.R1),
+		asm.Mov.Reg(asm.R1, RegScratch),
+		asm.Add.Imm(asm.R1, int32(off)),
+		asm.Mov.Imm(asm.R2, size),
+		asm.FnProbeReadKernel.Call(),
+	}
 }

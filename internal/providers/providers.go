@@ -10,8 +10,12 @@ import (
 	"github.com/sonde-trace/sonde/internal/provider"
 	"github.com/sonde-trace/sonde/internal/provider/dtrace"
 	"github.com/sonde-trace/sonde/internal/provider/fbt"
+	"github.com/sonde-trace/sonde/internal/provider/io"
+	"github.com/sonde-trace/sonde/internal/provider/proc"
 	"github.com/sonde-trace/sonde/internal/provider/profile"
+	"github.com/sonde-trace/sonde/internal/provider/sched"
 	"github.com/sonde-trace/sonde/internal/provider/syscall"
+	"github.com/sonde-trace/sonde/internal/provider/tracepoint"
 )
 
 type entry struct {
@@ -21,13 +25,14 @@ type entry struct {
 
 // Registry holds the providers of one session.
 type Registry struct {
+	tp      *tracepoint.Provider
 	entries []entry
 	probes  map[uint32]*provider.Probe
 }
 
 // New returns a registry with every provider.
 func New() *Registry {
-	r := &Registry{probes: map[uint32]*provider.Probe{}}
+	r := &Registry{probes: map[uint32]*provider.Probe{}, tp: &tracepoint.Provider{}}
 	next := uint32(1)
 	add := func(p provider.Provider, n uint32) {
 		r.entries = append(r.entries, entry{p, next})
@@ -35,6 +40,10 @@ func New() *Registry {
 	}
 	add(dtrace.Provider{}, 3)
 	add(syscall.Provider{}, syscall.NumLocal())
+	add(sched.Provider{}, sched.NumLocal())
+	add(proc.Provider{}, proc.NumLocal())
+	add(io.Provider{}, io.NumLocal())
+	add(r.tp, tracepoint.MaxProbes)
 	add(&profile.Provider{}, 1<<20)
 	add(fbt.Provider{}, 0)
 	return r
@@ -66,6 +75,9 @@ func (r *Registry) intern(e entry, p *provider.Probe) *provider.Probe {
 		if q.Args == nil && p.Args != nil {
 			q.Args = p.Args
 		}
+		if q.Record == nil && p.Record != nil {
+			q.Record = p.Record
+		}
 		return q
 	}
 	q := *p
@@ -86,4 +98,9 @@ func (r *Registry) TypeArgs(ps []*provider.Probe) {
 		}
 	}
 	syscall.Provider{}.TypeArgs(sc)
+	for _, p := range ps {
+		if p.Provider == "tracepoint" && p.Record == nil {
+			r.tp.Type(p)
+		}
+	}
 }

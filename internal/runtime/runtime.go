@@ -100,6 +100,9 @@ func Load(p *plan.Plan, opts *Options) (_ *Session, err error) {
 			}
 		}
 		spec := &ebpf.ProgramSpec{Name: pr.Name, Type: pr.Type, Instructions: insns, License: "GPL"}
+		if pr.Hook.Kind == provider.HookBTFTP {
+			spec.AttachType, spec.AttachTo = ebpf.AttachTraceRawTp, pr.Hook.Name
+		}
 		prog, err := ebpf.NewProgramWithOptions(spec, ebpf.ProgramOptions{LogDisabled: false})
 		if err != nil {
 			return nil, verifierError(p, pr, err, opts.Verbose)
@@ -258,6 +261,13 @@ func (s *Session) attach(pr *plan.Program, prog *ebpf.Program) error {
 		l, err := link.Tracepoint(h.Group, h.Name, prog, nil)
 		if err != nil {
 			return fmt.Errorf("attaching to tracepoint %s:%s: %w", h.Group, h.Name, err)
+		}
+		s.links = append(s.links, l)
+		return nil
+	case provider.HookBTFTP:
+		l, err := link.AttachTracing(link.TracingOptions{Program: prog, AttachType: ebpf.AttachTraceRawTp})
+		if err != nil {
+			return fmt.Errorf("attaching to BTF tracepoint %s: %w", h.Name, err)
 		}
 		s.links = append(s.links, l)
 		return nil

@@ -69,6 +69,12 @@ type Clause struct {
 	Index  int // 0-based in program order
 	Probes []*provider.Probe
 	Args   []*Type // types of args[] when every probe agrees; nil otherwise
+	// Record is the type args-> reads (a pointer to the tracepoint record)
+	// when every probe has the same record layout; nil otherwise.
+	Record *Type
+	// Subject is the probes' Probe.Subject (whose thread pid, tid,
+	// execname and self-> mean), or -1 when the probes disagree.
+	Subject int
 }
 
 // Call says what a call expression is.
@@ -91,6 +97,9 @@ type Info struct {
 	Options  []Option // #pragma D option, in order
 	Probes   []*provider.Probe
 	Builtins map[*ast.Ident]*BuiltinVar
+	// Members are the provider structure members that selector
+	// expressions on probe arguments read.
+	Members map[*ast.SelectorExpr]*provider.Member
 }
 
 // Option is a #pragma D option.
@@ -137,6 +146,7 @@ func Check(progs []*ast.Program, cfg Config) (*Info, diag.List) {
 			Uses:     map[ast.Expr]*Var{},
 			Calls:    map[*ast.CallExpr]*Builtin{},
 			Builtins: map[*ast.Ident]*BuiltinVar{},
+			Members:  map[*ast.SelectorExpr]*provider.Member{},
 		},
 		vars:     map[string]*Var{},
 		inlines:  map[string]*ast.InlineDecl{},
@@ -331,6 +341,7 @@ func (c *checker) matchProbes(cl *Clause) {
 			c.info.Probes = append(c.info.Probes, p)
 		}
 	}
+	c.subjectAndRecord(cl)
 	// args[] are typed when every matched probe agrees.
 	for i, p := range cl.Probes {
 		var ts []*Type
@@ -338,6 +349,10 @@ func (c *checker) matchProbes(cl *Clause) {
 			at := a.XType
 			if at == "" {
 				at = a.Type
+			}
+			if a.Struct != nil {
+				ts = append(ts, structPtr(a.Struct))
+				continue
 			}
 			ts = append(ts, c.argType(at))
 		}
@@ -359,6 +374,31 @@ func (c *checker) matchProbes(cl *Clause) {
 			break
 		}
 	}
+}
+
+// subjectAndRecord sets the clause's Subject and Record from its probes.
+func (c *checker) subjectAndRecord(cl *Clause) {
+	for i, p := range cl.Probes {
+		if i == 0 {
+			cl.Subject = p.Subject
+			if p.Record != nil {
+				cl.Record = structPtr(p.Record)
+			}
+			continue
+		}
+		if p.Subject != cl.Subject {
+			cl.Subject = -1 // mixed: code that needs the thread is an error
+		}
+		if cl.Record != nil && (p.Record == nil || p.Record.Name != cl.Record.Elem.Name) {
+			cl.Record = nil
+		}
+	}
+}
+
+// structPtr is the D type of a pointer to a provider structure.
+func structPtr(s *provider.Struct) *Type {
+	st := &Type{Kind: Struct, Name: s.Name, Src: s}
+	return &Type{Kind: Pointer, Size: 8, Elem: st, Name: s.Name + " *"}
 }
 
 func (c *checker) argType(s string) *Type {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/sonde-trace/sonde/internal/d/ast"
 	"github.com/sonde-trace/sonde/internal/d/token"
+	"github.com/sonde-trace/sonde/internal/provider"
 )
 
 // expr type-checks e and returns its type (nil when unknown: an error has
@@ -65,9 +66,7 @@ func (c *checker) expr1(e ast.Expr) *Type {
 	case *ast.IndexExpr:
 		return c.index(x)
 	case *ast.SelectorExpr:
-		c.expr(x.X)
-		c.errorf(x.OpPos, "D_OPERAND", "member %s: operator %s cannot be applied to this operand", x.Sel, arrow(x.Arrow))
-		return nil
+		return c.selector(x)
 	case *ast.CastExpr:
 		return c.cast(x)
 	case *ast.SizeofExpr:
@@ -180,6 +179,10 @@ func (c *checker) ident(x *ast.Ident) *Type {
 			c.info.Consts[x] = Const{Int: v}
 		}
 		return t
+	}
+	if k, ok := predefined[x.Name]; ok && c.lookupVar(Global, x.Name, x.NamePos, false) == nil {
+		c.info.Consts[x] = Const{Int: k}
+		return TInt
 	}
 	if v := c.lookupVar(Global, x.Name, x.NamePos, false); v != nil {
 		if v.Assoc {
@@ -561,4 +564,59 @@ func (c *checker) implicitInt(e ast.Expr) {
 	if v.Type == nil && !v.Assoc {
 		v.Type = TLong
 	}
+}
+
+// selector checks x.Sel and x->Sel. Members exist only on the structures
+// providers give their arguments (args[0]->b_bcount, args->prev_comm).
+func (c *checker) selector(x *ast.SelectorExpr) *Type {
+	var t *Type
+	if id, ok := ast.Unparen(x.X).(*ast.Ident); ok && id.Name == "args" && LookupBuiltinVar("args") != nil && c.lookupVar(Global, "args", id.NamePos, false) == nil {
+		c.info.Builtins[id] = LookupBuiltinVar("args")
+		if c.clause == nil || c.clause.Record == nil {
+			c.errorf(x.OpPos, "D_OPERAND", "args%s%s: the probes of this clause have no argument record (use args[n])", arrow(x.Arrow), x.Sel)
+			return nil
+		}
+		t = c.clause.Record
+		c.info.Types[x.X] = t
+	} else {
+		t = c.expr(x.X)
+	}
+	if t == nil {
+		return nil
+	}
+	st := t
+	if x.Arrow {
+		if t.Kind != Pointer {
+			c.errorf(x.OpPos, "D_OP_SOU", "operator -> must be applied to a pointer to a structure or union")
+			return nil
+		}
+		if t.Elem == nil || t.Elem.Kind != Struct {
+			// kernel structures (curthread->...) are not typed here
+			c.errorf(x.OpPos, "D_OPERAND", "member %s: operator %s cannot be applied to this operand", x.Sel, arrow(x.Arrow))
+			return nil
+		}
+		st = t.Elem
+	} else if t.Kind != Struct {
+		c.errorf(x.OpPos, "D_OP_SOU", "operator . must be applied to a structure or union")
+		return nil
+	}
+	if st.Src == nil {
+		c.errorf(x.OpPos, "D_OPERAND", "member %s: operator %s cannot be applied to this operand", x.Sel, arrow(x.Arrow))
+		return nil
+	}
+	m, ok := st.Src.Member(x.Sel)
+	if !ok {
+		c.errorf(x.OpPos, "D_MEMBER_NAME", "%s is not a member of %s", x.Sel, st.Name)
+		return nil
+	}
+	c.info.Members[x] = m
+	switch m.Kind {
+	case provider.MemberString, provider.MemberDataLoc:
+		n := m.Size
+		if m.Kind == provider.MemberDataLoc || n > c.cfg.StrSize {
+			n = c.cfg.StrSize
+		}
+		return StringType(n)
+	}
+	return &Type{Kind: Int, Size: m.Size, Signed: m.Signed, Name: m.Type}
 }

@@ -3,6 +3,8 @@ package check
 import (
 	"fmt"
 	"strings"
+
+	"github.com/sonde-trace/sonde/internal/provider"
 )
 
 // Kind classifies D types.
@@ -58,6 +60,7 @@ type Type struct {
 	Depth  int     // Stack: frames
 	SymK   SymKind // Sym
 	Fields []*Field
+	Src    *provider.Struct // Struct: a provider's structure, read in place
 }
 
 // Field is a struct member.

@@ -1,0 +1,215 @@
+package codegen
+
+// member.go reads the members of provider structures (args[0]->b_bcount,
+// args->prev_comm) and the variables that name a probe's subject thread
+// when it is not the current one (sched:::on-cpu).
+//
+// Members live either in the hook's own record (a tracepoint's raw record,
+// reached through RegCtx, which stays the context for the whole program) or
+// in the probe context's translated area, which the provider's prologue
+// filled.
+
+import (
+	"github.com/cilium/ebpf/asm"
+
+	"github.com/sonde-trace/sonde/internal/d/ast"
+	"github.com/sonde-trace/sonde/internal/d/check"
+	"github.com/sonde-trace/sonde/internal/plan"
+	"github.com/sonde-trace/sonde/internal/provider"
+)
+
+// memberInt loads an integer member into R0.
+func (g *gen) memberInt(x *ast.SelectorExpr) {
+	m := g.info.Members[x]
+	if m == nil || m.Kind != provider.MemberInt {
+		g.errorf(x.Pos(), "member %s cannot be used as an integer", x.Sel)
+		return
+	}
+	size := m.Size
+	if size != 1 && size != 2 && size != 4 && size != 8 {
+		g.errorf(x.Pos(), "member %s of %d bytes cannot be used as an integer", x.Sel, size)
+		return
+	}
+	switch {
+	case !m.InHook:
+		g.needXlate()
+		g.emit(asm.LoadMem(asm.R0, rS, int16(provider.CtxXlate+m.Off), sizeOf(size)))
+	case m.Off%size == 0:
+		g.emit(asm.LoadMem(asm.R0, provider.RegCtx, int16(m.Off), sizeOf(size)))
+	default:
+		// an unaligned member: the context allows aligned loads only
+		slot := int16(-(g.stack + 8))
+		g.emit(
+			provider.StoreImm64(asm.R10, slot, 0),
+			asm.Mov.Reg(asm.R1, asm.R10),
+			asm.Add.Imm(asm.R1, int32(slot)),
+			asm.Mov.Imm(asm.R2, int32(size)),
+			asm.Mov.Reg(asm.R3, provider.RegCtx),
+			asm.Add.Imm(asm.R3, int32(m.Off)),
+			asm.FnProbeReadKernel.Call(),
+			asm.LoadMem(asm.R0, asm.R10, slot, sizeOf(size)),
+		)
+	}
+	if size < 8 {
+		g.normalize(asm.R0, &check.Type{Kind: check.Int, Size: size, Signed: m.Signed})
+	}
+}
+
+// memberStrInto writes a string member into scratch[off:off+n].
+func (g *gen) memberStrInto(m *provider.Member, off, n int) {
+	g.zero(off, n)
+	switch {
+	case !m.InHook:
+		g.needXlate()
+		g.emit(asm.Mov.Reg(asm.R3, rS), asm.Add.Imm(asm.R3, int32(provider.CtxXlate+m.Off)))
+		g.emit(asm.Mov.Imm(asm.R2, int32(min(n, m.Size))))
+	case m.Kind == provider.MemberDataLoc:
+		// a u32: the string's offset in the record (low 16 bits) and
+		// its length (high 16 bits)
+		g.emit(
+			asm.LoadMem(asm.R3, provider.RegCtx, int16(m.Off), asm.Word),
+			asm.And.Imm(asm.R3, 0xffff),
+			asm.Add.Reg(asm.R3, provider.RegCtx),
+			asm.Mov.Imm(asm.R2, int32(n)),
+		)
+	default:
+		g.emit(asm.Mov.Reg(asm.R3, provider.RegCtx), asm.Add.Imm(asm.R3, int32(m.Off)))
+		g.emit(asm.Mov.Imm(asm.R2, int32(min(n, m.Size))))
+	}
+	g.emit(
+		asm.Mov.Reg(asm.R1, rS),
+		asm.Add.Imm(asm.R1, int32(off)),
+		asm.FnProbeReadKernelStr.Call(),
+	)
+}
+
+// subjectTask puts the task_struct pointer of the clause's subject thread
+// in r: an argument of the BTF tracepoint (a trusted pointer the verifier
+// lets task storage use), or the current task.
+func (g *gen) subjectTask(r asm.Register) {
+	if g.cl != nil && g.cl.Subject < 0 {
+		g.errorf(g.cl.Node.Pos(), "the probes of this clause fire for different threads (sched:::on-cpu fires for the incoming one): split the clause")
+		return
+	}
+	if g.cl != nil && g.cl.Subject != 0 {
+		g.emit(asm.LoadMem(r, provider.RegCtx, int16(8*(g.cl.Subject-1)), asm.DWord))
+		return
+	}
+	g.emit(asm.FnGetCurrentTaskBtf.Call())
+	if r != asm.R0 {
+		g.emit(asm.Mov.Reg(r, asm.R0))
+	}
+}
+
+// subjectBuiltin loads pid, tid, ppid or curthread of the subject thread.
+func (g *gen) subjectBuiltin(id check.BuiltinVarID) {
+	g.subjectTask(asm.R3)
+	switch id {
+	case check.BCurthread:
+		g.emit(asm.Mov.Reg(asm.R0, asm.R3))
+	case check.BPid:
+		g.taskField(asm.R3, "tgid", 4)
+	case check.BTid:
+		g.taskField(asm.R3, "pid", 4)
+	case check.BPpid:
+		g.taskField(asm.R3, "real_parent", 8)
+		g.taskField(asm.R0, "tgid", 4)
+	}
+}
+
+// needXlate tells the prologue that translated arguments are read.
+func (g *gen) needXlate() {
+	for i := range g.needs.Args {
+		g.needs.Args[i] = true
+	}
+}
+
+// deferredUstackDepth is the deepest ustack() of the clauses that fire for
+// another thread than the current one; 0 when there is none.
+func deferredUstackDepth(info *check.Info) int {
+	depth := 0
+	for _, cl := range info.Clauses {
+		if cl.Subject <= 0 {
+			continue
+		}
+		visit := func(e ast.Expr) bool {
+			if c, ok := e.(*ast.CallExpr); ok {
+				if b := info.Calls[c]; b != nil && b.Name == "ustack" {
+					if t := info.Types[c]; t != nil {
+						depth = max(depth, stackDepth(t))
+					}
+				}
+			}
+			return true
+		}
+		if cl.Node.Pred != nil {
+			ast.Inspect(cl.Node.Pred, visit)
+		}
+		walkStmts(cl.Node.Body, func(e ast.Expr) { ast.Inspect(e, visit) })
+	}
+	return depth
+}
+
+func hasSubject(probes []*provider.Probe) bool {
+	for _, p := range probes {
+		if p.Subject > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// captureDeferredUstack saves the current (outgoing) thread's user stack
+// in its self-> storage: a thread's user stack does not change while it is
+// off CPU, so this is the stack ustack() shows when it comes back on.
+func (g *gen) captureDeferredUstack() {
+	done, ok := g.label("defer_done"), g.label("defer_ok")
+	slot := int32(g.deferStack.off)
+	g.emit(
+		asm.FnGetCurrentTaskBtf.Call(),
+		asm.Mov.Reg(asm.R2, asm.R0),
+		asm.LoadMapPtr(asm.R1, 0).WithReference(plan.MapSelf),
+		asm.Mov.Imm(asm.R3, 0),
+		asm.Mov.Imm(asm.R4, 1), // BPF_LOCAL_STORAGE_GET_F_CREATE
+		asm.FnTaskStorageGet.Call(),
+		asm.JEq.Imm(asm.R0, 0, done),
+		asm.Mov.Reg(regSelf, asm.R0),
+		asm.FnGetCurrentPidTgid.Call(),
+		asm.RSh.Imm(asm.R0, 32),
+		asm.StoreMem(regSelf, int16(slot), asm.R0, asm.DWord),
+		asm.Mov.Reg(asm.R1, provider.RegCtx),
+		asm.Mov.Reg(asm.R2, regSelf),
+		asm.Add.Imm(asm.R2, slot+16),
+		asm.Mov.Imm(asm.R3, int32(8*g.deferDepth)),
+		asm.Mov.Imm(asm.R4, 1<<8), // BPF_F_USER_STACK
+		asm.FnGetStack.Call(),
+		asm.JSGE.Imm(asm.R0, 0, ok),
+		asm.Mov.Imm(asm.R0, 0),
+	)
+	g.emit(
+		asm.RSh.Imm(asm.R0, 3).WithSymbol(ok),
+		asm.StoreMem(regSelf, int16(slot+8), asm.R0, asm.DWord),
+		asm.Mov.Imm(asm.R0, 0).WithSymbol(done),
+	)
+}
+
+// deferredUstack copies the subject thread's saved user stack (pid, frame
+// count, frames) into the stack field at off.
+func (g *gen) deferredUstack(f plan.Field, off int) {
+	slot := int32(g.deferStack.off)
+	g.emit(
+		asm.Mov.Reg(asm.R1, rS),
+		asm.Add.Imm(asm.R1, int32(off)),
+		asm.Mov.Imm(asm.R2, int32(f.Size)),
+		asm.Mov.Reg(asm.R3, regSelf),
+		asm.Add.Imm(asm.R3, slot),
+		asm.FnProbeReadKernel.Call(),
+	)
+	ok := g.label("dstk")
+	g.emit(
+		asm.LoadMem(asm.R0, rS, int16(off+8), asm.DWord),
+		asm.JLE.Imm(asm.R0, int32(f.Depth), ok),
+		asm.Mov.Imm(asm.R0, int32(f.Depth)),
+		asm.StoreMem(rS, int16(off+8), asm.R0, asm.DWord).WithSymbol(ok),
+	)
+}

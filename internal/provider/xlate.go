@@ -1,0 +1,68 @@
+package provider
+
+// xlate.go holds the translated structures that several providers give
+// their arguments (DTrace's lwpsinfo_t, psinfo_t, bufinfo_t, devinfo_t),
+// with the members Linux can fill, and the prologue code that fills them in
+// the probe context's translated area from a task_struct or a request.
+//
+// Members DTrace documents that Linux cannot fill are absent, so that using
+// one is a compile-time error naming it, not a silent zero.
+
+import "github.com/cilium/ebpf/asm"
+
+// Offsets in the translated area (CtxXlate).
+const (
+	XlateLwp  = 0  // lwpsinfo_t: 16 bytes
+	XlatePs   = 16 // psinfo_t: 40 bytes
+	XlateBuf  = 64 // bufinfo_t: 40 bytes
+	XlateDev  = 104
+	XlateFile = 160
+	XlateInt  = 240 // scalar arguments some probes add (a signal number)
+)
+
+// LwpsinfoT is lwpsinfo_t: the thread.
+var LwpsinfoT = &Struct{Name: "lwpsinfo_t", Members: []Member{
+	{Name: "pr_lwpid", Type: "id_t", Off: XlateLwp, Size: 4, Signed: true},
+	{Name: "pr_pri", Type: "int", Off: XlateLwp + 4, Size: 4, Signed: true},
+	{Name: "pr_onpro", Type: "processorid_t", Off: XlateLwp + 8, Size: 4, Signed: true},
+}}
+
+// PsinfoT is psinfo_t: the process.
+var PsinfoT = &Struct{Name: "psinfo_t", Members: []Member{
+	{Name: "pr_pid", Type: "pid_t", Off: XlatePs, Size: 4, Signed: true},
+	{Name: "pr_ppid", Type: "pid_t", Off: XlatePs + 4, Size: 4, Signed: true},
+	{Name: "pr_uid", Type: "uid_t", Off: XlatePs + 8, Size: 4},
+	{Name: "pr_gid", Type: "gid_t", Off: XlatePs + 12, Size: 4},
+	{Name: "pr_fname", Type: "char [16]", Kind: MemberString, Off: XlatePs + 16, Size: 16},
+}}
+
+// FillTask emits code filling lwpsinfo_t and psinfo_t from the task_struct
+// pointer in r (R8 or R9: R0-R5 are clobbered).
+func FillTask(r asm.Register) asm.Instructions {
+	x := int16(CtxXlate)
+	var insns asm.Instructions
+	insns = append(insns, ReadTaskField(r, "pid", x+XlateLwp, 4)...)
+	insns = append(insns, ReadTaskField(r, "prio", x+XlateLwp+4, 4)...)
+	insns = append(insns, ReadTaskField(r, "tgid", x+XlatePs, 4)...)
+	insns = append(insns, ReadTaskField(r, "comm", x+XlatePs+16, 16)...)
+	// the parent: real_parent->tgid, through a temporary
+	insns = append(insns, ReadTaskField(r, "real_parent", CtxTemp, 8)...)
+	insns = append(insns, asm.LoadMem(asm.R4, RegScratch, CtxTemp, asm.DWord))
+	insns = append(insns, ReadTaskField(asm.R4, "tgid", x+XlatePs+4, 4)...)
+	// credentials: cred->uid, cred->gid
+	insns = append(insns, ReadTaskField(r, "cred", CtxTemp, 8)...)
+	insns = append(insns, asm.LoadMem(asm.R4, RegScratch, CtxTemp, asm.DWord))
+	insns = append(insns, ReadField(asm.R4, "cred", "uid", x+XlatePs+8, 4)...)
+	insns = append(insns, asm.LoadMem(asm.R4, RegScratch, CtxTemp, asm.DWord))
+	insns = append(insns, ReadField(asm.R4, "cred", "gid", x+XlatePs+12, 4)...)
+	return insns
+}
+
+// Clear emits code zeroing n bytes of the translated area from off.
+func Clear(off, n int) asm.Instructions {
+	var insns asm.Instructions
+	for i := 0; i < n; i += 8 {
+		insns = append(insns, StoreImm64(RegScratch, int16(CtxXlate+off+i), 0))
+	}
+	return insns
+}

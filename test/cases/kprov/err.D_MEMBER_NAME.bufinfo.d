@@ -1,0 +1,1 @@
+io:::start { x = args[0]->b_nosuch; }

@@ -1,0 +1,1 @@
+tracepoint:sched::sched_switch { x = args->nosuch; }
