@@ -26,6 +26,7 @@ type config struct {
 	showBPF   bool     // -S
 	cpp       bool     // -C
 	json      bool     // --json
+	folded    bool     // --folded
 	version   bool     // -V
 	header    bool     // -h
 	lazy      bool     // -G
@@ -39,7 +40,7 @@ type source struct {
 	text string
 }
 
-const usage = `Usage: sonde [-CeGhlqSvVwZ] [--json] [-c cmd] [-p pid] [-o output]
+const usage = `Usage: sonde [-CeGhlqSvVwZ] [--json] [--folded] [-c cmd] [-p pid] [-o output]
 	[-n probe-program] [-s script] [-P provider] [-m module] [-f function]
 	[-x opt[=val]] [-L dir] [args ...]
 
@@ -65,6 +66,8 @@ const usage = `Usage: sonde [-CeGhlqSvVwZ] [--json] [-c cmd] [-p pid] [-o output
 	-x  set an option (bufsize, strsize, quiet, aggsortkey, ...)
 	-Z  allow descriptions that match no probe
 	--json  print records and aggregations as newline-delimited JSON
+	--folded  print the aggregations left at exit in the folded stack
+	        format flame-graph tools read (flamegraph.pl, speedscope)
 `
 
 // parseArgs parses a dtrace(1) command line (getopt-style: flags may be
@@ -82,6 +85,8 @@ func parseArgs(args []string) (*config, error) {
 			return c, nil
 		case a == "--json":
 			c.json = true
+		case a == "--folded":
+			c.folded = true
 			continue
 		case a == "--version":
 			c.version = true

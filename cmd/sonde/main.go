@@ -364,7 +364,7 @@ func plural(n int) string {
 // the traced process, then runs END and prints the aggregations.
 func (d *driver) consume(sess *runtime.Session, p *plan.Plan) int {
 	c, err := consume.New(sess, d.out, consume.Options{
-		Quiet: d.opts.quiet, JSON: d.cfg.json, Warn: d.stderr,
+		Quiet: d.opts.quiet, JSON: d.cfg.json, Folded: d.cfg.folded, Warn: d.stderr,
 		Agg:   format.AggOpts{SortKey: d.opts.aggsortkey, SortRev: d.opts.aggsortrev, SortPos: d.opts.aggsortpos, SortKeyPos: d.opts.aggsortkeypos},
 		Probe: d.reg.Probe,
 	})

@@ -32,6 +32,7 @@ import (
 type Options struct {
 	Quiet    bool
 	JSON     bool
+	Folded   bool // PrintAll prints the folded stack format
 	Agg      format.AggOpts
 	Probe    func(id uint32) *provider.Probe
 	Warn     io.Writer // diagnostics (stderr)
@@ -781,6 +782,12 @@ func (c *Consumer) PrintAll() {
 	if c.opts.JSON {
 		for _, a := range aggs {
 			format.JSONAggregation(c.out, a, c.opts.Agg)
+		}
+		return
+	}
+	if c.opts.Folded {
+		if err := format.Folded(c.out, aggs, c.opts.Agg); err != nil {
+			fmt.Fprintf(c.opts.Warn, "sonde: --folded: %v\n", err)
 		}
 		return
 	}

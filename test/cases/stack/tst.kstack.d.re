@@ -1,0 +1,1 @@
+.*vmlinux`do_syscall_64.* 5
