@@ -85,6 +85,7 @@ func parseArgs(args []string) (*config, error) {
 			return c, nil
 		case a == "--json":
 			c.json = true
+			continue
 		case a == "--folded":
 			c.folded = true
 			continue
