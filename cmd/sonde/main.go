@@ -54,9 +54,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "sonde: Sun D 1.13 compatible, sonde %s\n", Version)
 		return 0
 	}
-	if cfg.header || cfg.lazy {
-		warnf(stderr, "-h and -G (USDT provider headers) are not available yet")
-		return 1
+	if cfg.lazy {
+		// dtrace -G links DOF into an object; sonde's headers emit
+		// .note.stapsdt probes that the kernel's uprobes use directly.
+		warnf(stderr, "-G is not needed on Linux: the header from 'sonde -h -s provider.d' puts the probes in the program itself; there is nothing to link")
+		return 0
+	}
+	if cfg.header {
+		d := &driver{cfg: cfg, stdout: stdout, stderr: stderr}
+		return d.genHeader()
 	}
 	if len(cfg.sources) == 0 && !cfg.list {
 		fmt.Fprint(stderr, usage)
