@@ -346,15 +346,12 @@ func (d *driver) trace(macros map[string]string) int {
 func matchCounts(info *check.Info, perSource []int) []int {
 	out := make([]int, len(perSource))
 	k := 0
+	// dtrace counts a probe once for each clause that enables it.
 	for i, n := range perSource {
-		seen := map[uint32]bool{}
 		for j := 0; j < n && k < len(info.Clauses); j++ {
-			for _, p := range info.Clauses[k].Probes {
-				seen[p.ID] = true
-			}
+			out[i] += len(info.Clauses[k].Probes)
 			k++
 		}
-		out[i] = len(seen)
 	}
 	return out
 }

@@ -179,11 +179,7 @@ func (g *gen) indexExpr(x *ast.IndexExpr) {
 	case *ast.Ident, *ast.SelfVar:
 		if v := g.info.Uses[b]; v != nil && v.Assoc {
 			a := g.assoc[v]
-			if a == nil {
-				g.errorf(x.Pos(), "associative arrays of self-> variables are not supported yet")
-				return
-			}
-			key := g.buildKey(x.Indices, a.keys, a.keySize)
+			key := g.assocKey(a, x.Indices)
 			nf := g.label("anf")
 			end := g.label("aend")
 			g.emit(

@@ -84,6 +84,7 @@ type gen struct {
 	maxRec   int
 	maxZero  int
 	subprogs map[string]bool
+	subs     asm.Instructions // bpf_loop callbacks of the program, emitted after it
 
 	// per program
 	insns  asm.Instructions
@@ -107,6 +108,7 @@ type gen struct {
 }
 
 type assocMap struct {
+	self    bool // self->: the key begins with the thread ID
 	name    string
 	keys    []plan.Field
 	keySize int
@@ -158,7 +160,7 @@ func (g *gen) layoutVars() {
 	g.thiss = map[*check.Var]varLoc{}
 	g.assoc = map[*check.Var]*assocMap{}
 	g.aggs = map[*check.Var]*plan.Agg{}
-	g.globSize = 16 // offset 0: wall-clock offset set by the consumer; 8: speculation IDs
+	g.globSize = 24 // offset 0: wall-clock offset set by the consumer; 8: speculation IDs; 16: activity
 	for _, v := range g.info.Globals {
 		if v.Type == nil {
 			continue
@@ -172,6 +174,9 @@ func (g *gen) layoutVars() {
 		g.globSize += roundUp(sz, 8)
 	}
 	for _, v := range g.info.Selfs {
+		if v.Type != nil && v.Assoc {
+			g.assoc[v] = g.newAssoc(v, len(g.assoc))
+		}
 		if v.Type == nil || v.Assoc {
 			continue
 		}
@@ -311,6 +316,7 @@ func (g *gen) program(name string, hook provider.Hook, owner provider.Provider, 
 		if len(want) != len(probes) {
 			g.emit(owner.Guard(hook, want, probes, skip)...)
 		}
+		g.beginGate(hook, owner, skip)
 		g.clause(cl, skip)
 		g.emit(asm.Mov.Imm(asm.R0, 0).WithSymbol(skip))
 		body = append(body, g.insns...)
@@ -330,6 +336,7 @@ func (g *gen) program(name string, hook provider.Hook, owner provider.Provider, 
 		asm.JEq.Imm(asm.R0, 0, "exit"),
 		asm.Mov.Reg(provider.RegScratch, asm.R0),
 	)
+	g.activityGate(owner)
 	g.emit(pro...)
 	if g.deferDepth > 0 && hasSubject(probes) {
 		g.captureDeferredUstack()
@@ -338,9 +345,10 @@ func (g *gen) program(name string, hook provider.Hook, owner provider.Provider, 
 		g.emit(asm.FnKtimeGetNs.Call(), asm.StoreMem(provider.RegScratch, provider.CtxTimestamp, asm.R0, asm.DWord))
 	}
 	g.emit(body...)
+	g.beginDone(hook, owner)
 	g.emit(asm.Mov.Imm(asm.R0, 0).WithSymbol("exit"), asm.Return())
 	g.emitSubprogs()
-	insns := prune(g.insns)
+	insns := funcInfo(prune(g.insns), name)
 	insns[0] = insns[0].WithSymbol(name)
 	return &plan.Program{Name: name, Hook: hook, Owner: owner, Type: owner.ProgramType(hook), Insns: insns, Probes: probes}, nil
 }
@@ -365,7 +373,7 @@ func (g *gen) mapSpecs() []*ebpf.MapSpec {
 			Key:   &btf.Int{Name: "int", Size: 4, Encoding: btf.Signed},
 			Value: &btf.Array{Index: &btf.Int{Name: "u32", Size: 4}, Type: u8, Nelems: uint32(g.selfSize)}})
 	}
-	for _, v := range g.info.Globals {
+	for _, v := range append(append([]*check.Var(nil), g.info.Globals...), g.info.Selfs...) {
 		if a, ok := g.assoc[v]; ok {
 			specs = append(specs, &ebpf.MapSpec{Name: a.name, Type: ebpf.Hash, KeySize: uint32(a.keySize),
 				ValueSize: uint32(a.valSize), MaxEntries: uint32(g.opts.DynEntries), Flags: 1})
@@ -513,8 +521,11 @@ func (g *gen) fault(kind int, addr asm.Register, pos token.Pos) {
 func usesSelf(info *check.Info, pc *ast.ProbeClause) bool {
 	found := false
 	visit := func(e ast.Expr) bool {
-		if _, ok := e.(*ast.SelfVar); ok {
-			found = true
+		if x, ok := e.(*ast.SelfVar); ok {
+			// self-> associative arrays live in their own maps
+			if v := info.Uses[x]; v == nil || !v.Assoc {
+				found = true
+			}
 		}
 		return !found
 	}

@@ -20,6 +20,12 @@ func prune(insns asm.Instructions) asm.Instructions {
 		for i < len(insns) && !seen[i] {
 			seen[i] = true
 			ins := insns[i]
+			if ins.IsLoadOfFunctionPointer() {
+				// a bpf_loop callback: reached through the helper
+				if t, ok := labels[ins.Reference()]; ok {
+					work = append(work, t)
+				}
+			}
 			if !ins.OpCode.Class().IsJump() {
 				i++
 				continue
@@ -29,6 +35,11 @@ func prune(insns asm.Instructions) asm.Instructions {
 				break
 			}
 			if op == asm.Call {
+				if ins.IsFunctionCall() {
+					if t, ok := labels[ins.Reference()]; ok {
+						work = append(work, t)
+					}
+				}
 				i++
 				continue
 			}

@@ -108,6 +108,7 @@ func (g *gen) actionCall(x *ast.CallExpr, b *check.Builtin) {
 		g.record(plan.ActTrace, x, x.Args, "", nil)
 	case "exit":
 		g.record(plan.ActExit, x, x.Args, "", nil)
+		g.draining()
 	case "clear":
 		g.record(plan.ActClear, x, nil, "", g.aggIDs(x.Args))
 	case "denormalize":
@@ -242,6 +243,9 @@ func (g *gen) callInt(x *ast.CallExpr) {
 			asm.Add.Imm(asm.R0, 1),
 		)
 	default:
+		if g.intFunc(b.Name, x) {
+			return
+		}
 		g.errorf(x.Pos(), "%s( ) is not supported yet", b.Name)
 	}
 }
@@ -249,10 +253,6 @@ func (g *gen) callInt(x *ast.CallExpr) {
 // strlen counts the bytes before the NUL of a string into R0, without a
 // data-dependent branch (so the verifier walks the loop once).
 func (g *gen) strlen(l strLoc) {
-	if l.area == inProbe {
-		g.errorf(g.rec.Pos, "strlen of a probe string is not supported yet")
-		return
-	}
 	g.addr(asm.R1, l)
 	loop, end := g.label("sl_loop"), g.label("sl_end")
 	g.emit(
@@ -372,5 +372,3 @@ func (g *gen) copyin(x *ast.CallExpr) {
 	g.fault(plan.FaultBadAddr, regTmp, x.Pos())
 	g.emit(asm.Mov.Reg(asm.R0, rS).WithSymbol(ok2), asm.Add.Imm(asm.R0, int32(off)))
 }
-
-func (g *gen) emitSubprogs() {}

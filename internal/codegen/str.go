@@ -2,6 +2,7 @@ package codegen
 
 import (
 	"encoding/binary"
+	"sort"
 
 	"github.com/cilium/ebpf/asm"
 
@@ -18,15 +19,13 @@ const (
 	inScratch area = iota
 	inGlobals
 	inSelf
-	inProbe // a probe string: the probe ID in the context stands for it
 )
 
 // strLoc says where a string value's bytes are.
 type strLoc struct {
 	area area
 	off  int
-	size int // buffer size, a multiple of 8
-	repr check.StrRepr
+	size int     // buffer size, a multiple of 8
 	lit  *string // set when the string is a constant
 }
 
@@ -68,7 +67,11 @@ func (g *gen) strExpr(e ast.Expr) strLoc {
 		return strLoc{area: inScratch, off: off, size: n, lit: &s}
 	}
 	if t.Repr != check.StrBuf {
-		return strLoc{area: inProbe, size: 8, repr: t.Repr}
+		// a probe string: its bytes are written out from the probe ID
+		n := roundUp(t.Size, 8)
+		off := g.temp(n)
+		g.probeStrInto(t.Repr, off, n)
+		return strLoc{area: inScratch, off: off, size: n}
 	}
 	switch x := ast.Unparen(e).(type) {
 	case *ast.Ident:
@@ -121,7 +124,7 @@ func (g *gen) strInto(e ast.Expr, off, n int) {
 		return
 	}
 	if t.Repr != check.StrBuf {
-		g.errorf(e.Pos(), "%s cannot be used as a string buffer yet", describeExpr(e))
+		g.probeStrInto(t.Repr, off, n)
 		return
 	}
 	switch x := ast.Unparen(e).(type) {
@@ -182,11 +185,7 @@ func (g *gen) strInto(e ast.Expr, off, n int) {
 	case *ast.IndexExpr:
 		if v := g.info.Uses[ast.Unparen(x.X)]; v != nil && v.Assoc {
 			a := g.assoc[v]
-			if a == nil {
-				g.errorf(x.Pos(), "associative arrays of self-> variables are not supported yet")
-				return
-			}
-			key := g.buildKey(x.Indices, a.keys, a.keySize)
+			key := g.assocKey(a, x.Indices)
 			nf, end := g.label("snf"), g.label("send")
 			g.emit(
 				asm.LoadMapPtr(asm.R1, 0).WithReference(a.name),
@@ -278,10 +277,6 @@ func (g *gen) strCompare(x *ast.BinaryExpr, f string) {
 	}
 	a := g.strExpr(X)
 	b := g.strExpr(Y)
-	if a.area == inProbe || b.area == inProbe {
-		g.errorf(x.OpPos, "probe strings can only be compared with string constants")
-		return
-	}
 	n := min(a.size, b.size)
 	g.addr(asm.R1, a)
 	g.addr(asm.R2, b)
@@ -412,4 +407,50 @@ func describeExpr(e ast.Expr) string {
 		return x.Name
 	}
 	return "this expression"
+}
+
+// probeStrInto writes the probe string r (probefunc, ...) of the probe that
+// fired into scratch[off:off+n]: one branch per distinct value among the
+// clause's probes, chosen by the probe ID.
+func (g *gen) probeStrInto(r check.StrRepr, off, n int) {
+	g.zero(off, n)
+	if g.cl == nil {
+		return
+	}
+	ids := map[string][]uint32{}
+	var vals []string
+	for _, p := range g.cl.Probes {
+		v := probeField(p.Provider, p.Module, p.Function, p.Name, r)
+		if _, ok := ids[v]; !ok {
+			vals = append(vals, v)
+		}
+		ids[v] = append(ids[v], p.ID)
+	}
+	sort.Strings(vals)
+	end := g.label("ps_end")
+	g.emit(asm.LoadMem(asm.R0, rS, provider.CtxProbeID, asm.DWord))
+	labels := make([]string, len(vals))
+	for i, v := range vals {
+		labels[i] = g.label("ps")
+		for _, id := range ids[v] {
+			g.emit(asm.JEq.Imm(asm.R0, int32(id), labels[i]))
+		}
+	}
+	g.emit(asm.Ja.Label(end))
+	for i, v := range vals {
+		b := make([]byte, roundUp(min(len(v)+1, n), 8))
+		if copy(b, v) == len(b) {
+			b[len(b)-1] = 0 // cut at n: keep the NUL
+		}
+		for j := 0; j < len(b); j += 8 {
+			w := binary.LittleEndian.Uint64(b[j:])
+			ins := asm.LoadImm(asm.R1, int64(w), asm.DWord)
+			if j == 0 {
+				ins = ins.WithSymbol(labels[i])
+			}
+			g.emit(ins, asm.StoreMem(rS, int16(off+j), asm.R1, asm.DWord))
+		}
+		g.emit(asm.Ja.Label(end))
+	}
+	g.emit(asm.Mov.Imm(asm.R0, 0).WithSymbol(end))
 }

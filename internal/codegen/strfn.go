@@ -50,6 +50,10 @@ func (g *gen) strFunc(name string, x *ast.CallExpr, off, n int) bool {
 		g.caseMap(off, n, name == "toupper")
 	case "lltostr":
 		g.lltostr(x, off, n)
+	case "strstr":
+		g.strstr(x, off, n)
+	case "inet_ntoa", "inet_ntoa6", "inet_ntop":
+		g.inet(name, x, off, n)
 	default:
 		return false
 	}

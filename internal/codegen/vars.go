@@ -15,19 +15,37 @@ func (g *gen) newAssoc(v *check.Var, n int) *assocMap {
 	a := &assocMap{name: "assoc_" + v.Name}
 	a.keys, a.keySize = keyFields(v.Keys)
 	a.valSize = roundUp(varSize(v.Type), 8)
+	if v.Scope == check.Self {
+		// thread-local: keyed by the thread, then the tuple
+		a.name, a.self = "self_"+v.Name, true
+		for i := range a.keys {
+			a.keys[i].Offset += 8
+		}
+		a.keySize += 8
+	}
 	return a
 }
 
-// keyFields lays out a key tuple: integers take 8 bytes, strings their
-// buffer, probe strings the probe ID, stacks their frames.
+// assocKey writes the key of an associative array element into scratch
+// and returns its offset: the tuple, after the thread ID for self->.
+func (g *gen) assocKey(a *assocMap, idx []ast.Expr) int {
+	key := g.buildKey(idx, a.keys, a.keySize)
+	if a.self {
+		g.builtin(check.LookupBuiltinVar("tid"), token.Pos{})
+		g.emit(asm.StoreMem(rS, int16(key), asm.R0, asm.DWord))
+	}
+	return key
+}
+
+// keyFields lays out a key tuple: integers in 8-byte slots (their size
+// as the checker gives it: 8 for associative arrays, the type's for
+// aggregations), strings their buffer, probe strings the probe ID, stacks
+// their frames.
 func keyFields(ts []*check.Type) ([]plan.Field, int) {
 	var fs []plan.Field
 	off := 0
 	for _, t := range ts {
 		f := fieldFor(t)
-		if f.Kind == plan.FInt {
-			f.Size = 8
-		}
 		f.Offset = off
 		off += roundUp(f.Size, 8)
 		fs = append(fs, f)
@@ -103,15 +121,11 @@ func (g *gen) store(lv ast.Expr) {
 func (g *gen) assocStore(x *ast.IndexExpr, fill func(val int), isInt bool) {
 	v := g.info.Uses[ast.Unparen(x.X)]
 	a := g.assoc[v]
-	if a == nil {
-		g.errorf(x.Pos(), "associative arrays of self-> variables are not supported yet")
-		return
-	}
 	var keep int16
 	if isInt {
 		keep = g.push()
 	}
-	key := g.buildKey(x.Indices, a.keys, a.keySize)
+	key := g.assocKey(a, x.Indices)
 	val := g.temp(a.valSize)
 	if isInt {
 		g.pop(asm.R0, keep)
@@ -219,7 +233,12 @@ func (g *gen) fieldInto(e ast.Expr, f plan.Field, off int) {
 	switch f.Kind {
 	case plan.FInt:
 		g.expr(e)
-		g.emit(asm.StoreMem(rS, int16(off), asm.R0, sizeOf(f.Size)))
+		if f.Size < 8 {
+			// the whole slot, zero-extended: keys are compared as bytes
+			shift := int32(64 - 8*f.Size)
+			g.emit(asm.LSh.Imm(asm.R0, shift), asm.RSh.Imm(asm.R0, shift))
+		}
+		g.emit(asm.StoreMem(rS, int16(off), asm.R0, asm.DWord))
 	case plan.FString:
 		g.strInto(e, off, f.Size)
 	case plan.FProbeProv, plan.FProbeMod, plan.FProbeFunc, plan.FProbeName:

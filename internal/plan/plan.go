@@ -53,6 +53,7 @@ const (
 	FaultDivZero = 2 // divide-by-zero
 	FaultBadSize = 3
 	FaultSpec    = 4 // speculation
+	FaultIllOp   = 5 // illegal operation (a bad strtoll() base or inet_ntop() family)
 )
 
 // Plan is a compiled program.

@@ -52,6 +52,10 @@ func (c *checker) assign(x *ast.AssignExpr) *Type {
 		}
 	case *ast.SelfVar:
 		v = c.lookupVar(Self, l.Name, l.NamePos, true)
+		if v.Assoc {
+			c.errorf(l.NamePos, "D_ARR_BADREF", "self->%s is an associative array and must be subscripted", l.Name)
+			return rt
+		}
 	case *ast.ThisVar:
 		v = c.lookupVar(This, l.Name, l.NamePos, true)
 	case *ast.IndexExpr:
@@ -91,6 +95,14 @@ func (c *checker) assocTarget(l *ast.IndexExpr) *Var {
 	case *ast.SelfVar:
 		v = c.lookupVar(Self, b.Name, b.NamePos, true)
 		c.info.Uses[b] = v
+	case *ast.IndexExpr:
+		if av, ok := ast.Unparen(b.X).(*ast.AggVar); ok {
+			c.errorf(l.Lbrack, "D_AGG_MDIM", "improper attempt to reference @%s as a multi-dimensional array", av.Name)
+			return nil
+		}
+		c.expr(l)
+		c.errorf(l.Pos(), "D_OP_LVAL", "operator = requires modifiable lvalue as an operand")
+		return nil
 	default:
 		c.expr(l)
 		c.errorf(l.Pos(), "D_OP_LVAL", "operator = requires modifiable lvalue as an operand")
@@ -127,9 +139,8 @@ func (c *checker) setVarType(x *ast.AssignExpr, v *Var, t *Type) {
 		return
 	}
 	if v.Type == nil {
-		if t.Kind == Int {
-			t = promote(t)
-		}
+		// the type of the first value, as DTrace: (uint8_t)255 makes a
+		// uint8_t that wraps at 256
 		v.Type = t
 		return
 	}
@@ -137,7 +148,9 @@ func (c *checker) setVarType(x *ast.AssignExpr, v *Var, t *Type) {
 		c.errorf(x.OpPos, "D_OP_INCOMPAT", "operands have incompatible types: \"%s\" = \"%s\"", v.Type, t)
 		return
 	}
-	if t.Kind == Int && v.Type.Kind == Int && t.Size > v.Type.Size {
+	// A wider value widens an undeclared variable (sonde's choice, where
+	// DTrace would cut it), but not x op= y: its type is x's.
+	if t.Kind == Int && v.Type.Kind == Int && t.Size > v.Type.Size && !v.Declared && x.Op == token.ASSIGN {
 		v.Type = t
 	}
 }
@@ -175,19 +188,19 @@ func (c *checker) aggAssign(x *ast.AssignExpr, av *ast.AggVar, ix *ast.IndexExpr
 				c.errorf(i.Pos(), "D_AGG_KEY", "@%s: key #%d has no value", av.Name, len(kt)+1)
 				return
 			}
-			kt = append(kt, keyType(t))
+			kt = append(kt, aggKeyType(t))
 		}
 		if v.Keys == nil && !v.HasFunc {
 			v.Keys = kt
 		} else {
 			if len(kt) != len(v.Keys) {
-				c.errorf(ix.Lbrack, "D_AGG_MDIM", "@%s: aggregation redefined: %d keys, previously %d", av.Name, len(kt), len(v.Keys))
+				c.keyCountError(ix.Lbrack, v, len(kt))
 				return
 			}
 			c.checkKeys(ix, v, kt)
 		}
 	} else if v.HasFunc && len(v.Keys) != 0 {
-		c.errorf(av.AtPos, "D_AGG_MDIM", "@%s: aggregation redefined: 0 keys, previously %d", av.Name, len(v.Keys))
+		c.keyCountError(av.AtPos, v, 0)
 	}
 	if !c.checkArgCount(call, b) {
 		return
@@ -229,40 +242,51 @@ func (c *checker) aggParams(call *ast.CallExpr, b *Builtin) (value.AggParams, bo
 	}
 	switch b.Agg {
 	case value.Lquantize:
-		v, ok := consts(1, 4)
-		if !ok {
+		// dt_compile_agg's checks, in its order and with its numbering
+		// (argument #1 is the base: the one after the value).
+		constant := func(i int, tag string) (int64, bool) {
+			n, ok := c.constInt(call.Args[i])
+			if !ok {
+				c.errorf(call.Args[i].Pos(), tag, "lquantize( ) argument #%d must be an integer constant", i)
+			}
+			return n, ok
+		}
+		var ok bool
+		if p.Base, ok = constant(1, "D_LQUANT_BASETYPE"); !ok {
 			return p, false
 		}
-		p.Base, p.Limit, p.Step = v[0], v[1], 1
-		if len(v) > 2 {
-			p.Step = v[2]
-		}
 		if p.Base < math.MinInt32 || p.Base > math.MaxInt32 {
-			c.errorf(call.Args[1].Pos(), "D_LQUANT_BASEVAL", "lquantize( ) base (argument #2) must be a 32-bit quantity")
+			c.errorf(call.Args[1].Pos(), "D_LQUANT_BASEVAL", "lquantize( ) argument #1 must be a 32-bit quantity")
+			return p, false
+		}
+		if p.Limit, ok = constant(2, "D_LQUANT_LIMTYPE"); !ok {
 			return p, false
 		}
 		if p.Limit < math.MinInt32 || p.Limit > math.MaxInt32 {
-			c.errorf(call.Args[2].Pos(), "D_LQUANT_LIMVAL", "lquantize( ) limit (argument #3) must be a 32-bit quantity")
+			c.errorf(call.Args[2].Pos(), "D_LQUANT_LIMVAL", "lquantize( ) argument #2 must be a 32-bit quantity")
 			return p, false
 		}
-		if p.Step <= 0 {
-			c.errorf(call.Args[3].Pos(), "D_LQUANT_STEPVAL", "lquantize( ) step must be greater than zero")
+		if p.Limit < p.Base {
+			c.errorf(call.Args[2].Pos(), "D_LQUANT_MISMATCH", "lquantize( ) base (argument #1) must be less than limit (argument #2)")
 			return p, false
 		}
-		if p.Step > math.MaxUint16 {
-			c.errorf(call.Args[3].Pos(), "D_LQUANT_STEPVAL", "lquantize( ) step (argument #4) must be a 16-bit quantity")
-			return p, false
-		}
-		if p.Limit <= p.Base {
-			c.errorf(call.Args[2].Pos(), "D_LQUANT_MISMATCH", "lquantize( ) base (argument #2) must be less than limit (argument #3)")
-			return p, false
+		p.Step = 1
+		if len(call.Args) > 3 {
+			if p.Step, ok = c.constInt(call.Args[3]); !ok || p.Step <= 0 {
+				c.errorf(call.Args[3].Pos(), "D_LQUANT_STEPTYPE", "lquantize( ) argument #3 must be a non-zero positive integer constant")
+				return p, false
+			}
+			if p.Step > math.MaxUint16 {
+				c.errorf(call.Args[3].Pos(), "D_LQUANT_STEPVAL", "lquantize( ) argument #3 must be a 16-bit quantity")
+				return p, false
+			}
 		}
 		if (p.Limit-p.Base)/p.Step == 0 {
-			c.errorf(call.Args[3].Pos(), "D_LQUANT_STEPLARGE", "lquantize( ) step (argument #4) too large: must have at least one quantization level")
+			c.errorf(call.Args[min(3, len(call.Args)-1)].Pos(), "D_LQUANT_STEPLARGE", "lquantize( ) step (argument #3) too large: must have at least one quantization level")
 			return p, false
 		}
 		if (p.Limit-p.Base)/p.Step > 65535 {
-			c.errorf(call.Args[2].Pos(), "D_LQUANT_STEPSMALL", "lquantize( ) has too many levels (at most 65535)")
+			c.errorf(call.Args[2].Pos(), "D_LQUANT_STEPSMALL", "lquantize( ) step (argument #3) too small: number of quantization levels must be a 16-bit quantity")
 			return p, false
 		}
 	case value.Llquantize:
@@ -327,4 +351,35 @@ func upper(s string) string {
 		return "LLQUANT"
 	}
 	return string(b)
+}
+
+// aggKeyType is the type a value takes as an aggregation key: integers
+// keep their size, which decides how DTrace prints them (dt_print_datum:
+// %3d, %5d, %8d or %16lld).
+func aggKeyType(t *Type) *Type {
+	if t.Kind == Int {
+		return t
+	}
+	return keyType(t)
+}
+
+// keyName is how dt_idcook_sign names an array or aggregation: "@a[ ]".
+func keyName(v *Var) string {
+	p := scopePrefix(v.Scope)
+	return p + v.Name + "[ ]"
+}
+
+// keyCountError is dt_idcook_sign's D_PROTO_LEN for a key tuple of n keys
+// where the first use had another number.
+func (c *checker) keyCountError(pos token.Pos, v *Var, n int) {
+	s := "s "
+	if n == 1 {
+		s = " "
+	}
+	c.errorf(pos, "D_PROTO_LEN", "%s prototype mismatch: %d key%spassed, %d expected", keyName(v), n, s, len(v.Keys))
+}
+
+// keyTypeError is dt_idcook_sign's D_PROTO_ARG for key i of type t.
+func (c *checker) keyTypeError(pos token.Pos, v *Var, i int, t *Type) {
+	c.errorf(pos, "D_PROTO_ARG", "%s key #%d is incompatible with prototype:\n\tprototype: %s\n\t%9s: %s", keyName(v), i+1, v.Keys[i], "key", t)
 }

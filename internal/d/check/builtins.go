@@ -116,19 +116,18 @@ func init() {
 	}
 	// Actions.
 	add("printf", Action, 1, -1)
-	add("printa", Action, 1, -1)
+	add("printa", Action, 0, -1) // these check their own arguments (dt_action_*)
 	add("trace", Action, 1, 1)
 	add("tracemem", Action, 2, 3)
 	add("exit", Action, 1, 1)
-	add("clear", Action, 1, 1)
-	add("trunc", Action, 1, 2)
-	add("normalize", Action, 2, 2)
-	add("denormalize", Action, 1, 1)
+	add("clear", Action, 0, -1)
+	add("trunc", Action, 0, -1)
+	add("normalize", Action, 0, -1)
+	add("denormalize", Action, 0, -1)
 	add("setopt", Action, 1, 2)
 	add("speculate", Action, 1, 1)
 	add("commit", Action, 1, 1)
 	add("discard", Action, 1, 1)
-	add("copyinto", Action, 3, 3)
 	add("system", Action, 1, -1).Destructive = true
 	add("raise", Action, 1, 1).Destructive = true
 	add("stop", Action, 0, 0).Destructive = true
@@ -159,6 +158,9 @@ func init() {
 	add("ntohll", Subr, 1, 1)
 	add("inet_ntoa", Subr, 1, 1)
 	add("inet_ntop", Subr, 2, 2)
+	add("inet_ntoa6", Subr, 1, 1)
+	add("copyinto", Subr, 3, 3)
+	add("alloca", Subr, 1, 1)
 	add("rand", Subr, 0, 0)
 	add("progenyof", Subr, 1, 1)
 	add("speculation", Subr, 0, 0)

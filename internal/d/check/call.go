@@ -1,6 +1,8 @@
 package check
 
 import (
+	"strconv"
+
 	"github.com/sonde-trace/sonde/internal/d/ast"
 )
 
@@ -72,6 +74,28 @@ func (c *checker) argStr(x *ast.CallExpr, i int) {
 	}
 }
 
+// argPtr checks that argument i is a pointer compatible with proto
+// ("void *", "ipaddr_t *" or "in6_addr_t *"), as dt_node_is_argcompat
+// does: void * goes with any pointer, an integer is refused.
+func (c *checker) argPtr(x *ast.CallExpr, i int, proto string) {
+	t := c.expr(x.Args[i])
+	if t == nil {
+		return
+	}
+	ok := t.Kind == Pointer
+	if ok && t.Elem != nil && t.Elem.Kind != Void {
+		switch proto {
+		case "ipaddr_t *":
+			ok = t.Elem.Kind == Int && t.Elem.Size == 4 && !t.Elem.Signed
+		case "in6_addr_t *":
+			ok = t.Elem.Name == "in6_addr_t" || t.Elem.Name == "struct in6_addr"
+		}
+	}
+	if !ok {
+		c.errorf(x.Args[i].Pos(), "D_PROTO_ARG", "%s( ) argument #%d is incompatible with prototype:\n\tprototype: %s\n\t argument: %s", calleeName(x), i+1, proto, t)
+	}
+}
+
 func (c *checker) argConst(x *ast.CallExpr, i int) (int64, bool) {
 	c.expr(x.Args[i])
 	n, ok := c.constInt(x.Args[i])
@@ -88,17 +112,18 @@ func calleeName(x *ast.CallExpr) string {
 	return "function"
 }
 
-// aggArg checks that argument i names an aggregation.
-func (c *checker) aggArg(x *ast.CallExpr, i int) *Var {
+// aggArg checks that argument i names an aggregation; tag is the
+// action's tag prefix (D_CLEAR, D_PRINTA, ...), for AGGARG and AGGBAD.
+func (c *checker) aggArg(x *ast.CallExpr, i int, tag string) *Var {
 	av, ok := ast.Unparen(x.Args[i]).(*ast.AggVar)
 	if !ok {
-		c.expr(x.Args[i])
-		c.errorf(x.Args[i].Pos(), "D_PROTO_ARG", "%s( ) argument #%d must be an aggregation", calleeName(x), i+1)
+		t := c.expr(x.Args[i])
+		c.errorf(x.Args[i].Pos(), tag+"_AGGARG", "%s( ) argument #%d is incompatible with prototype:\n\tprototype: aggregation\n\t argument: %s", calleeName(x), i+1, t)
 		return nil
 	}
 	v := c.lookupVar(Aggregation, av.Name, av.AtPos, false)
 	if v == nil {
-		c.errorf(av.AtPos, "D_AGG_NOTDEF", "aggregation @%s is not defined", av.Name)
+		c.errorf(av.AtPos, tag+"_AGGBAD", "undefined aggregation: @%s", av.Name)
 		return nil
 	}
 	c.info.Uses[av] = v
@@ -111,20 +136,7 @@ func (c *checker) action(x *ast.CallExpr, b *Builtin) {
 	case "printf", "system":
 		c.printf(x, 0)
 	case "printa":
-		first := 0
-		if _, ok := ast.Unparen(x.Args[0]).(*ast.AggVar); !ok {
-			c.argStr(x, 0)
-			if _, ok := c.info.Consts[ast.Unparen(x.Args[0])]; !ok {
-				c.errorf(x.Args[0].Pos(), "D_PRINTF_FMT", "printa( ) format must be a string constant")
-			}
-			first = 1
-			if len(x.Args) < 2 {
-				c.errorf(x.Rparen, "D_PRINTA_PROTO", "printa( ) requires an aggregation argument")
-			}
-		}
-		for i := first; i < len(x.Args); i++ {
-			c.aggArg(x, i)
-		}
+		c.printa(x)
 	case "trace":
 		t := c.expr(x.Args[0])
 		if t != nil && (t.Kind == Void || t.Kind == Agg) {
@@ -140,16 +152,32 @@ func (c *checker) action(x *ast.CallExpr, b *Builtin) {
 		}
 	case "exit", "raise":
 		c.argInt(x, 0)
-	case "clear", "denormalize":
-		c.aggArg(x, 0)
-	case "trunc":
-		c.aggArg(x, 0)
-		if len(x.Args) > 1 {
-			c.argInt(x, 1)
+	case "clear":
+		if c.aggProto(x, "D_CLEAR", 1, 1, "1") {
+			c.aggArg(x, 0, "D_CLEAR")
 		}
-	case "normalize":
-		c.aggArg(x, 0)
-		c.argInt(x, 1)
+	case "denormalize", "normalize":
+		n := 1
+		if b.Name == "normalize" {
+			n = 2
+		}
+		if c.aggProto(x, "D_NORMALIZE", n, n, strconv.Itoa(n)) {
+			c.aggArg(x, 0, "D_NORMALIZE")
+			if n == 2 {
+				c.scalarArg(x, 1, "D_NORMALIZE")
+			}
+		}
+	case "trunc":
+		want := "no more than 2"
+		if len(x.Args) < 1 {
+			want = "at least 1"
+		}
+		if c.aggProto(x, "D_TRUNC", 1, 2, want) {
+			c.aggArg(x, 0, "D_TRUNC")
+			if len(x.Args) > 1 {
+				c.scalarArg(x, 1, "D_TRUNC")
+			}
+		}
 	case "setopt":
 		c.argStr(x, 0)
 		if len(x.Args) > 1 {
@@ -157,10 +185,6 @@ func (c *checker) action(x *ast.CallExpr, b *Builtin) {
 		}
 	case "speculate", "commit", "discard":
 		c.argInt(x, 0)
-	case "copyinto":
-		c.argInt(x, 0)
-		c.argInt(x, 1)
-		c.expr(x.Args[2])
 	}
 }
 
@@ -255,12 +279,23 @@ func (c *checker) subr(x *ast.CallExpr, b *Builtin) *Type {
 		c.argInt(x, 0)
 		return TUlong
 	case "inet_ntoa":
-		c.argInt(x, 0)
+		c.argPtr(x, 0, "ipaddr_t *")
 		return StringType(16)
+	case "inet_ntoa6":
+		c.argPtr(x, 0, "in6_addr_t *")
+		return StringType(48)
 	case "inet_ntop":
 		c.argInt(x, 0)
-		c.argInt(x, 1)
+		c.argPtr(x, 1, "void *")
 		return StringType(48)
+	case "copyinto":
+		c.argInt(x, 0)
+		c.argInt(x, 1)
+		c.argPtr(x, 2, "void *")
+		return TVoid
+	case "alloca":
+		c.argInt(x, 0)
+		return &Type{Kind: Pointer, Size: 8, Elem: TVoid, Name: "void *"}
 	case "rand":
 		return TInt
 	case "progenyof":
@@ -301,4 +336,93 @@ func (c *checker) subr(x *ast.CallExpr, b *Builtin) *Type {
 		return TUint
 	}
 	return nil
+}
+
+// aggProto checks the argument count of clear(), normalize() and the like,
+// which DTrace declares variadic and checks itself (tag_PROTO).
+func (c *checker) aggProto(x *ast.CallExpr, tag string, min, max int, want string) bool {
+	if n := len(x.Args); n < min || n > max {
+		for _, a := range x.Args {
+			c.expr(a)
+		}
+		c.errorf(x.Lparen, tag+"_PROTO", "%s( ) prototype mismatch: %d args passed, %s expected", calleeName(x), n, want)
+		return false
+	}
+	return true
+}
+
+// scalarArg checks the value argument of normalize() and trunc().
+func (c *checker) scalarArg(x *ast.CallExpr, i int, tag string) {
+	t := c.expr(x.Args[i])
+	if t != nil && !t.IsScalar() {
+		c.errorf(x.Args[i].Pos(), tag+"_SCALAR", "%s( ) argument #%d must be of scalar type", calleeName(x), i+1)
+	}
+}
+
+// printa checks printa([format,] @a, ...) as dt_action_printa does: the
+// aggregations after the optional format must have matching keys.
+func (c *checker) printa(x *ast.CallExpr) {
+	first := 0
+	if len(x.Args) > 0 {
+		if _, ok := ast.Unparen(x.Args[0]).(*ast.AggVar); !ok {
+			t := c.expr(x.Args[0])
+			if t != nil && t.Kind != String {
+				c.errorf(x.Args[0].Pos(), "D_PRINTA_AGGARG", "printa( ) argument #1 is incompatible with prototype:\n\tprototype: aggregation\n\t argument: %s", t)
+				return
+			}
+			if _, ok := c.info.Consts[ast.Unparen(x.Args[0])]; !ok {
+				c.errorf(x.Args[0].Pos(), "D_PRINTF_FMT", "printa( ) format must be a string constant")
+			}
+			first = 1
+		}
+	}
+	if len(x.Args) < first+1 {
+		c.errorf(x.Lparen, "D_PRINTA_PROTO", "printa( ) prototype mismatch: %d args passed, %d expected", len(x.Args), first+1)
+		return
+	}
+	var proto *Var
+	var protoName string
+	for i := first; i < len(x.Args); i++ {
+		v := c.aggArg(x, i, "D_PRINTA")
+		if v == nil {
+			continue
+		}
+		name := ast.Unparen(x.Args[i]).(*ast.AggVar).Name
+		if proto == nil {
+			proto, protoName = v, name
+			continue
+		}
+		// dt_printa_validate
+		if len(v.Keys) != len(proto.Keys) {
+			c.errorf(x.Args[i].Pos(), "D_PRINTA_AGGKEY", "printa( ): @%s and @%s do not have matching key signatures: @%s has %d key%s, @%s has %d key%s",
+				protoName, name, protoName, len(proto.Keys), plural(len(proto.Keys)), name, len(v.Keys), plural(len(v.Keys)))
+			continue
+		}
+		for k := range v.Keys {
+			if !keyCompat(proto.Keys[k], v.Keys[k]) {
+				c.errorf(x.Args[i].Pos(), "D_PRINTA_AGGPROTO", "printa( ): @%s[ ] key #%d is incompatible with @%s:\n%9s key #%d: %s\n%9s key #%d: %s",
+					name, k+1, protoName, "@"+protoName, k+1, proto.Keys[k], "@"+name, k+1, v.Keys[k])
+				break
+			}
+		}
+	}
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// keyCompat is dt_node_is_argcompat for key types: integers with
+// integers, strings with strings, stacks with stacks, symbols of one kind.
+func keyCompat(a, b *Type) bool {
+	switch {
+	case a.Kind == Int && b.Kind == Int:
+		return true
+	case a.Kind == Sym && b.Kind == Sym:
+		return (a.SymK == SymKernel || a.SymK == SymMod) == (b.SymK == SymKernel || b.SymK == SymMod)
+	}
+	return a.Kind == b.Kind
 }

@@ -61,6 +61,7 @@ type Var struct {
 	HasFunc  bool
 	FuncPos  token.Pos
 	Assigned bool
+	Declared bool // typed by a declaration: assignments never change it
 }
 
 // Clause is one checked probe clause.
@@ -227,6 +228,7 @@ func (c *checker) declVar(d *ast.VarDecl) {
 	}
 	v := c.lookupVar(scope, d.Name, d.NamePos, true)
 	v.Type = t
+	v.Declared = true
 	if d.KeyTypes != nil {
 		v.Assoc = true
 		for _, kt := range d.KeyTypes {
@@ -304,7 +306,8 @@ func (c *checker) checkClause(pc *ast.ProbeClause, idx int) {
 	c.clause = cl
 	if pc.Pred != nil {
 		t := c.expr(pc.Pred)
-		if t != nil && !t.IsInt() && t.Kind != String {
+		// dt_node_is_scalar: a string is an array, not a scalar
+		if t != nil && !t.IsInt() {
 			c.errorf(pc.Pred.Pos(), "D_PRED_SCALAR", "predicate result must be of scalar type")
 		}
 	}

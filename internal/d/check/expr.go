@@ -206,6 +206,10 @@ func (c *checker) varRef(x ast.Expr, s VarScope, name string, pos token.Pos) *Ty
 		c.errorf(pos, "D_IDENT_UNDEF", "failed to resolve %s%s: unknown variable name", scopePrefix(s), name)
 		return nil
 	}
+	if v.Assoc {
+		c.errorf(pos, "D_ARR_BADREF", "%s%s is an associative array and must be subscripted", scopePrefix(s), name)
+		return nil
+	}
 	c.info.Uses[x] = v
 	return v.Type
 }
@@ -291,8 +295,14 @@ func (c *checker) binary(x *ast.BinaryExpr) *Type {
 	if a == nil || b == nil {
 		return nil
 	}
-	if v, ok := c.constInt(x); ok {
+	if v, ok := c.foldTyped(x, a, b); ok {
 		c.info.Consts[x] = Const{Int: v}
+	}
+	if x.Op == token.QUO || x.Op == token.REM {
+		if k, ok := c.info.Consts[ast.Unparen(x.Y)]; ok && !k.IsStr && k.Int == 0 {
+			c.errorf(x.OpPos, "D_DIV_ZERO", "expression contains division by zero")
+			return nil
+		}
 	}
 	switch x.Op {
 	case token.COMMA:
@@ -311,6 +321,14 @@ func (c *checker) binary(x *ast.BinaryExpr) *Type {
 			c.errorf(x.OpPos, "D_OP_SCALAR", "operator %s requires operands of scalar type", x.Op)
 		}
 		return TInt
+	}
+	switch x.Op {
+	case token.AND, token.OR, token.XOR, token.SHL, token.SHR, token.REM:
+		// dt_cook_op2: bitwise operators and % want integers
+		if a.Kind != Int || b.Kind != Int {
+			c.errorf(x.OpPos, "D_OP_INT", "operator %s requires operands of integral type", x.Op)
+			return nil
+		}
 	}
 	if !a.IsInt() || !b.IsInt() {
 		c.errorf(x.OpPos, "D_OP_ARITH", "operator %s requires operands of arithmetic type", x.Op)
@@ -505,16 +523,21 @@ func (c *checker) keys(x *ast.IndexExpr, v *Var) {
 
 func (c *checker) checkKeys(x *ast.IndexExpr, v *Var, kt []*Type) {
 	if len(kt) != len(v.Keys) {
-		c.errorf(x.Lbrack, "D_ARR_BADREF", "%s%s used with %d keys, previously %d", scopePrefix(v.Scope), v.Name, len(kt), len(v.Keys))
+		c.keyCountError(x.Lbrack, v, len(kt))
 		return
 	}
 	for i := range kt {
 		if (kt[i].Kind == String) != (v.Keys[i].Kind == String) || (kt[i].Kind == Stack) != (v.Keys[i].Kind == Stack) {
-			c.errorf(x.Indices[i].Pos(), "D_ARR_BADREF", "%s%s key #%d is of type %s, previously %s", scopePrefix(v.Scope), v.Name, i+1, kt[i], v.Keys[i])
+			c.keyTypeError(x.Indices[i].Pos(), v, i, kt[i])
 			return
 		}
 		if kt[i].Kind == Int && v.Keys[i].Kind == Int && kt[i].Size > v.Keys[i].Size {
 			v.Keys[i] = kt[i]
+		}
+		if kt[i].Kind == String && v.Keys[i].Kind == String && kt[i].Repr != v.Keys[i].Repr {
+			// probefunc and "read" as keys of one array: the key holds the
+			// text, not the probe ID
+			v.Keys[i] = StringType(c.cfg.StrSize)
 		}
 	}
 }
@@ -558,6 +581,23 @@ func (c *checker) implicitInt(e ast.Expr) {
 		v = c.lookupVar(Self, x.Name, x.NamePos, true)
 	case *ast.ThisVar:
 		v = c.lookupVar(This, x.Name, x.NamePos, true)
+	case *ast.IndexExpr:
+		// a[k]++ and self->a[k]++ define an array of int64 too
+		switch b := ast.Unparen(x.X).(type) {
+		case *ast.Ident:
+			if b.Name == "args" || LookupBuiltinVar(b.Name) != nil || c.inlines[b.Name] != nil {
+				return
+			}
+			v = c.lookupVar(Global, b.Name, b.NamePos, true)
+		case *ast.SelfVar:
+			v = c.lookupVar(Self, b.Name, b.NamePos, true)
+		default:
+			return
+		}
+		if v.Type == nil && (v.Assoc || !v.Assigned) {
+			v.Assoc, v.Type = true, TLong
+		}
+		return
 	default:
 		return
 	}

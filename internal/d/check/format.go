@@ -42,6 +42,10 @@ func (c *checker) checkFormat(x *ast.CallExpr, i int) {
 	if !ok || !k.IsStr {
 		return
 	}
+	if k.Str == "" {
+		c.errorf(x.Args[i].Pos(), "D_PRINTF_FMT_EMPTY", "%s( ) format string is empty", calleeName(x))
+		return
+	}
 	pf, err := format.ParsePrintf(k.Str)
 	if err != nil {
 		var fe *format.Error
@@ -56,23 +60,39 @@ func (c *checker) checkFormat(x *ast.CallExpr, i int) {
 	n := 0
 	for _, cv := range pf.Convs {
 		if cv.Agg {
-			c.errorf(x.Args[i].Pos(), "D_PRINTF_AGGCONV", "%s( ) format conversion #%d: %%@ is only valid in printa( )", calleeName(x), cv.Index)
+			c.errorf(x.Args[i].Pos(), "D_PRINTF_AGG_CONV", "%%@ conversion requires an aggregation and is not for use with %s( )", calleeName(x))
 			return
 		}
 		need := cv.Args()
 		for j := 0; j < need; j++ {
+			star := j < need-1 || (cv.Verb == '%')
+			dyn := "*" // the width's argument comes first, then the precision's
+			if cv.PrecStar && (!cv.WidthStar || j == 1) {
+				dyn = ".*"
+			}
 			if n >= len(args) {
+				if star {
+					c.errorf(x.Rparen, "D_PRINTF_DYN_PROTO", "%s( ) prototype mismatch: conversion #%d (%%%s) is missing a corresponding \"%s\" argument", calleeName(x), cv.Index, cv.Name, dyn)
+					return
+				}
 				c.errorf(x.Rparen, "D_PRINTF_ARG_PROTO", "%s( ) prototype mismatch: conversion #%d (%%%s) is missing a corresponding value argument", calleeName(x), cv.Index, cv.Name)
 				return
 			}
 			t := c.info.Types[args[n]]
-			star := j < need-1 || (cv.Verb == '%')
 			want := cv.Accepts
 			if star {
-				want = format.ArgInt
+				if t != nil && t.Kind != Int {
+					c.errorf(args[n].Pos(), "D_PRINTF_DYN_TYPE", "%s( ) argument #%d is incompatible with conversion #%d prototype:\n\tconversion: %% %s %s\n\t prototype: int\n\t  argument: %s", calleeName(x), i+n+2, cv.Index, dyn, cv.Name, t)
+					return
+				}
+				n++
+				continue
+			}
+			if t != nil && classOf(t)&want != 0 && !sizedOK(cv, t) {
+				want = 0
 			}
 			if t != nil && classOf(t)&want == 0 {
-				c.errorf(args[n].Pos(), "D_PRINTF_ARG_TYPE", "%s( ) argument #%d is incompatible with conversion #%d prototype:\n\tconversion: %%%s\n\t prototype: %s\n\t  argument: %s", calleeName(x), i+n+2, cv.Index, cv.Name, want, t)
+				c.errorf(args[n].Pos(), "D_PRINTF_ARG_TYPE", "%s( ) argument #%d is incompatible with conversion #%d prototype:\n\tconversion: %%%s\n\t prototype: %s\n\t  argument: %s", calleeName(x), i+n+2, cv.Index, cv.Name, cv.Proto, t)
 				return
 			}
 			n++
@@ -81,4 +101,30 @@ func (c *checker) checkFormat(x *ast.CallExpr, i int) {
 	if n < len(args) {
 		c.errorf(args[n].Pos(), "D_PRINTF_ARG_EXTRA", "%s( ) prototype mismatch: only %d arguments required by this format string", calleeName(x), n)
 	}
+}
+
+// sizedOK applies the exact checks of the sized integer conversions
+// (pfcheck_type, pfcheck_xshort, pfcheck_xlong, pfcheck_xlonglong): %hd,
+// %ld and %lld want a signed integer of that size, %hu, %lu and %llu an
+// unsigned one, %hx, %lx and %llx either; "hh" is char.
+func sizedOK(cv format.Conv, t *Type) bool {
+	size := map[string]int{"h": 2, "hh": 1, "l": 8, "ll": 8}[cv.Size]
+	if size == 0 {
+		return true
+	}
+	switch cv.Verb {
+	case 'd', 'i', 'o', 'u', 'x', 'X':
+	default:
+		return true
+	}
+	if t.Kind != Int || t.Size != size {
+		return false
+	}
+	switch cv.Verb {
+	case 'd', 'i':
+		return t.Signed
+	case 'o', 'u':
+		return !t.Signed
+	}
+	return true
 }

@@ -1,0 +1,88 @@
+package codegen
+
+import (
+	"github.com/cilium/ebpf/asm"
+
+	"github.com/sonde-trace/sonde/internal/plan"
+	"github.com/sonde-trace/sonde/internal/provider"
+)
+
+// DTrace's activity states (dtrace_state_t.dts_activity), which sonde keeps
+// in the globals map: until BEGIN has run, only BEGIN fires; after exit(),
+// only END and ERROR do (dtrace_probe: "If our provider isn't the dtrace
+// pseudo provider, we're not interested"), and a BEGIN clause after one that
+// called exit() does not run.
+const (
+	globActivity = 16 // u64 in the globals map
+	actWarmup    = 0  // BEGIN has not run (or is running)
+	actActive    = 1
+	actDraining  = 2 // exit() was called
+)
+
+func isDtrace(owner provider.Provider) bool { return owner.Name() == "dtrace" }
+
+func isBegin(hook provider.Hook, owner provider.Provider) bool {
+	return isDtrace(owner) && hook.Kind == provider.HookRun && hook.Name == "BEGIN"
+}
+
+// hasBegin reports whether the program has a BEGIN clause: without one,
+// the other probes need not wait for it.
+func (g *gen) hasBegin() bool {
+	for _, p := range g.info.Probes {
+		if p.Provider == "dtrace" && p.Name == "BEGIN" {
+			return true
+		}
+	}
+	return false
+}
+
+// activityGate ends a program of a provider other than dtrace unless the
+// tracing session is active.
+func (g *gen) activityGate(owner provider.Provider) {
+	if isDtrace(owner) {
+		return
+	}
+	g.emit(
+		asm.LoadMapValue(asm.R1, 0, globActivity).WithReference(plan.MapGlobals),
+		asm.LoadMem(asm.R0, asm.R1, 0, asm.DWord),
+	)
+	if g.hasBegin() {
+		g.emit(asm.JNE.Imm(asm.R0, actActive, "exit"))
+	} else {
+		g.emit(asm.JGT.Imm(asm.R0, actActive, "exit"))
+	}
+}
+
+// beginGate skips a BEGIN clause once an earlier one has called exit().
+func (g *gen) beginGate(hook provider.Hook, owner provider.Provider, skip string) {
+	if !isBegin(hook, owner) {
+		return
+	}
+	g.emit(
+		asm.LoadMapValue(asm.R1, 0, globActivity).WithReference(plan.MapGlobals),
+		asm.LoadMem(asm.R0, asm.R1, 0, asm.DWord),
+		asm.JEq.Imm(asm.R0, actDraining, skip),
+	)
+}
+
+// beginDone makes the session active at the end of the BEGIN program,
+// unless a BEGIN clause has called exit().
+func (g *gen) beginDone(hook provider.Hook, owner provider.Provider) {
+	if !isBegin(hook, owner) {
+		return
+	}
+	g.emit(
+		asm.LoadMapValue(asm.R1, 0, globActivity).WithReference(plan.MapGlobals),
+		asm.LoadMem(asm.R0, asm.R1, 0, asm.DWord),
+		asm.JNE.Imm(asm.R0, actWarmup, "exit"),
+		provider.StoreImm64(asm.R1, 0, actActive),
+	)
+}
+
+// draining records that exit() was called.
+func (g *gen) draining() {
+	g.emit(
+		asm.LoadMapValue(asm.R1, 0, globActivity).WithReference(plan.MapGlobals),
+		provider.StoreImm64(asm.R1, 0, actDraining),
+	)
+}

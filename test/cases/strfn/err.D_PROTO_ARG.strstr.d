@@ -1,0 +1,1 @@
+BEGIN { trace(strstr(1, "a")); }

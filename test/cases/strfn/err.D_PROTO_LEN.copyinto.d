@@ -1,0 +1,1 @@
+syscall::write:entry { copyinto(arg1, 4); }

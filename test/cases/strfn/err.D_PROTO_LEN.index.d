@@ -1,0 +1,1 @@
+BEGIN { trace(index("a", "b", 1, 2)); }

@@ -1,0 +1,1 @@
+BEGIN { self->a[1] = 1; self->a = 2; }
