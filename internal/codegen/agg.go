@@ -7,37 +7,20 @@ import (
 
 	"github.com/sonde-trace/sonde/internal/d/ast"
 	"github.com/sonde-trace/sonde/internal/d/check"
+	"github.com/sonde-trace/sonde/internal/format"
 	"github.com/sonde-trace/sonde/internal/plan"
 	"github.com/sonde-trace/sonde/internal/value"
 )
 
-// Quantize buckets, as DTrace lays them out: index 63 holds 0; 64+k holds
-// [2^k, 2^(k+1)); 62-k holds (-2^(k+1), -2^k].
-const (
-	quantizeBuckets = 127
-	quantizeZero    = 63
-)
+// quantizeZero is the quantize bucket of 0, as DTrace lays them out: 64+k
+// holds [2^k, 2^(k+1)); 62-k holds (-2^(k+1), -2^k]; format.QuantizeBuckets
+// in all.
+const quantizeZero = format.QuantizeZero
 
 func (g *gen) newAgg(v *check.Var) *plan.Agg {
 	a := &plan.Agg{ID: v.ID, Name: v.Name, Func: v.Func, Params: v.Params, Map: fmt.Sprintf("agg_%d", v.ID)}
 	a.Keys, a.KeySize = keyFields(v.Keys)
-	switch v.Func {
-	case value.Count:
-		a.ValSize = 8
-	case value.Sum, value.Avg, value.Min, value.Max:
-		a.ValSize = 16
-	case value.Stddev:
-		a.ValSize = 32
-	case value.Quantize:
-		a.Buckets = quantizeBuckets
-	case value.Lquantize:
-		a.Buckets = int((v.Params.Limit-v.Params.Base)/v.Params.Step) + 2
-	case value.Llquantize:
-		a.Buckets = LlqBucket(v.Params, 1<<62) + 1
-	}
-	if a.Buckets > 0 {
-		a.ValSize = 8 * a.Buckets
-	}
+	a.SizeValue(format.AggBuckets(v.Func, v.Params))
 	if a.ValSize > g.maxZero {
 		g.maxZero = a.ValSize
 	}

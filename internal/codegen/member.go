@@ -33,9 +33,9 @@ func (g *gen) memberInt(x *ast.SelectorExpr) {
 	switch {
 	case !m.InHook:
 		g.needXlate()
-		g.emit(asm.LoadMem(asm.R0, rS, int16(provider.CtxXlate+m.Off), sizeOf(size)))
+		g.emit(asm.LoadMem(asm.R0, rS, int16(provider.CtxXlate+m.Off), provider.SizeOf(size)))
 	case m.Off%size == 0:
-		g.emit(asm.LoadMem(asm.R0, provider.RegCtx, int16(m.Off), sizeOf(size)))
+		g.emit(asm.LoadMem(asm.R0, provider.RegCtx, int16(m.Off), provider.SizeOf(size)))
 	default:
 		// an unaligned member: the context allows aligned loads only
 		slot := int16(-(g.stack + 8))
@@ -47,7 +47,7 @@ func (g *gen) memberInt(x *ast.SelectorExpr) {
 			asm.Mov.Reg(asm.R3, provider.RegCtx),
 			asm.Add.Imm(asm.R3, int32(m.Off)),
 			asm.FnProbeReadKernel.Call(),
-			asm.LoadMem(asm.R0, asm.R10, slot, sizeOf(size)),
+			asm.LoadMem(asm.R0, asm.R10, slot, provider.SizeOf(size)),
 		)
 	}
 	if size < 8 {

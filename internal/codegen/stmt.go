@@ -311,7 +311,7 @@ func (g *gen) taskField(r asm.Register, path string, size int) {
 		asm.Add.Imm(asm.R1, int32(slot)),
 		asm.Mov.Imm(asm.R2, int32(size)),
 		asm.FnProbeReadKernel.Call(),
-		asm.LoadMem(asm.R0, asm.R10, slot, sizeOf(size)),
+		asm.LoadMem(asm.R0, asm.R10, slot, provider.SizeOf(size)),
 	)
 }
 

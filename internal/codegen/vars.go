@@ -265,18 +265,6 @@ func symArg(e ast.Expr) ast.Expr {
 	return e
 }
 
-func sizeOf(n int) asm.Size {
-	switch n {
-	case 1:
-		return asm.Byte
-	case 2:
-		return asm.Half
-	case 4:
-		return asm.Word
-	}
-	return asm.DWord
-}
-
 // stackInto captures a stack into scratch at off: a u64 frame count (after
 // a u64 pid for user stacks), then Depth addresses, zero-filled.
 func (g *gen) stackInto(e ast.Expr, f plan.Field, off int) {

@@ -581,24 +581,7 @@ func mergeRows(a *plan.Agg, rows []value.AggRow) []value.AggRow {
 			out = append(out, r)
 			continue
 		}
-		m := &out[i].Val
-		v := r.Val
-		switch a.Func {
-		case value.Min:
-			m.Min = min(m.Min, v.Min)
-		case value.Max:
-			m.Max = max(m.Max, v.Max)
-		}
-		m.Count += v.Count
-		m.Sum += v.Sum
-		lo := m.SumSqLo + v.SumSqLo
-		if lo < m.SumSqLo {
-			m.SumSqHi++
-		}
-		m.SumSqLo, m.SumSqHi = lo, m.SumSqHi+v.SumSqHi
-		for j := range m.Buckets {
-			m.Buckets[j] += v.Buckets[j]
-		}
+		out[i].Val = out[i].Val.Merge(a.Func, r.Val)
 	}
 	return out
 }

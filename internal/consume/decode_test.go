@@ -141,23 +141,7 @@ func testPlan() *plan.Plan {
 		l := &layout{}
 		a := &plan.Agg{ID: len(p.Aggs), Name: f.String(), Func: f, Params: params, Keys: keys(l), KeySize: max(l.off, 8)}
 		a.Map = "agg"
-		switch f {
-		case value.Count:
-			a.ValSize = 8
-		case value.Sum, value.Avg, value.Min, value.Max:
-			a.ValSize = 16
-		case value.Stddev:
-			a.ValSize = 32
-		case value.Quantize:
-			a.Buckets = format.QuantizeBuckets
-		case value.Lquantize:
-			a.Buckets = format.LquantizeBuckets(params)
-		case value.Llquantize:
-			a.Buckets = format.LlquantizeBuckets(params)
-		}
-		if a.Buckets > 0 {
-			a.ValSize = 8 * a.Buckets
-		}
+		a.SizeValue(format.AggBuckets(f, params))
 		p.Aggs = append(p.Aggs, a)
 	}
 	none := func(*layout) []plan.Field { return nil }

@@ -87,7 +87,7 @@ func Folded(w io.Writer, aggs []*value.Aggregation, o AggOpts) error {
 			}
 			text := strings.Join(frames, ";")
 			if l := byText[text]; l != nil {
-				l.val = mergeAggValues(a.Func, l.val, r.Val)
+				l.val = l.val.Merge(a.Func, r.Val)
 				continue
 			}
 			l := &line{text, a, r.Val}
@@ -176,26 +176,6 @@ func foldFrame(f string) string {
 		}
 		return r
 	}, f)
-}
-
-// mergeAggValues combines the values of two rows of one aggregation.
-func mergeAggValues(fn value.AggFunc, a, b value.AggValue) value.AggValue {
-	switch fn {
-	case value.Min:
-		a.Min = min(a.Min, b.Min)
-	case value.Max:
-		a.Max = max(a.Max, b.Max)
-	}
-	a.Count += b.Count
-	a.Sum += b.Sum
-	lo := a.SumSqLo + b.SumSqLo
-	carry := uint64(0)
-	if lo < a.SumSqLo {
-		carry = 1
-	}
-	a.SumSqHi += b.SumSqHi + carry
-	a.SumSqLo = lo
-	return a
 }
 
 // appendFoldedValue appends the value printa() prints for v, without

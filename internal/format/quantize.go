@@ -41,6 +41,20 @@ const (
 	QuantizeZero    = 63
 )
 
+// AggBuckets is the number of buckets an aggregation of function f keeps:
+// 0 for the functions that are not quantizations.
+func AggBuckets(f value.AggFunc, p value.AggParams) int {
+	switch f {
+	case value.Quantize:
+		return QuantizeBuckets
+	case value.Lquantize:
+		return LquantizeBuckets(p)
+	case value.Llquantize:
+		return LlquantizeBuckets(p)
+	}
+	return 0
+}
+
 // QuantizeValue is DTRACE_QUANTIZE_BUCKETVAL: the value that labels bucket i.
 func QuantizeValue(i int) int64 {
 	switch {

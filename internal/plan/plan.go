@@ -174,6 +174,24 @@ type Agg struct {
 	Map     string
 }
 
+// SizeValue sets the size of the aggregation's per-CPU value: a u64
+// count; [count, value] for sum, avg, min and max; count, sum and a 128-bit
+// sum of squares for stddev; one u64 per bucket for the quantizations,
+// which keep buckets (format.AggBuckets).
+func (a *Agg) SizeValue(buckets int) {
+	a.Buckets = buckets
+	switch {
+	case buckets > 0:
+		a.ValSize = 8 * buckets
+	case a.Func == value.Count:
+		a.ValSize = 8
+	case a.Func == value.Stddev:
+		a.ValSize = 32
+	default:
+		a.ValSize = 16
+	}
+}
+
 // FieldOffset marks a 64-bit constant load whose value must be the offset
 // of Struct.Field in the running kernel (resolved from its BTF at load).
 // Providers' prologues use the same marks (package provider defines them).

@@ -271,3 +271,16 @@ func ReadField(r asm.Register, structName, path string, off int16, size int32) a
 		asm.FnProbeReadKernel.Call(),
 	}
 }
+
+// SizeOf is the load/store size of an n-byte integer (1, 2, 4, else 8).
+func SizeOf(n int) asm.Size {
+	switch n {
+	case 1:
+		return asm.Byte
+	case 2:
+		return asm.Half
+	case 4:
+		return asm.Word
+	}
+	return asm.DWord
+}

@@ -58,6 +58,14 @@ func FillTask(r asm.Register) asm.Instructions {
 	return insns
 }
 
+// FillTaskArg emits code filling lwpsinfo_t and psinfo_t from the
+// task_struct pointer in argument i of the BTF tracepoint.
+func FillTaskArg(i int) asm.Instructions {
+	insns := asm.Instructions{asm.LoadMem(asm.R8, RegCtx, int16(8*i), asm.DWord)}
+	insns = append(insns, Clear(0, XlateBuf)...)
+	return append(insns, FillTask(asm.R8)...)
+}
+
 // Clear emits code zeroing n bytes of the translated area from off.
 func Clear(off, n int) asm.Instructions {
 	var insns asm.Instructions

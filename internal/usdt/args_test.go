@@ -14,10 +14,7 @@ func reg(name string, off, size, shift int) Register {
 }
 
 func TestParseArgX86(t *testing.T) {
-	tests := []struct {
-		spec string
-		want Arg
-	}{
+	tests := []argTest{
 		{"8@%rdi", Arg{Size: 8, Kind: KindRegister, Reg: reg("rdi", 112, 8, 0)}},
 		{"-4@%eax", Arg{Size: 4, Signed: true, Kind: KindRegister, Reg: reg("eax", 80, 4, 0)}},
 		{"-4@%r8d", Arg{Size: 4, Signed: true, Kind: KindRegister, Reg: reg("r8d", 72, 4, 0)}},
@@ -50,24 +47,11 @@ func TestParseArgX86(t *testing.T) {
 		{"-4@%ebp", Arg{Size: 4, Signed: true, Kind: KindRegister, Reg: reg("ebp", 32, 4, 0)}},
 		{"4@8(%esp)", Arg{Size: 4, Kind: KindMemory, Reg: reg("esp", 152, 4, 0), Offset: 8, Scale: 1}},
 	}
-	for _, tt := range tests {
-		got, err := ParseArg(elf.EM_X86_64, tt.spec)
-		if err != nil {
-			t.Errorf("%s: %v", tt.spec, err)
-			continue
-		}
-		tt.want.Spec = tt.spec
-		if got != tt.want {
-			t.Errorf("%s:\n got %+v\nwant %+v", tt.spec, got, tt.want)
-		}
-	}
+	checkArgs(t, elf.EM_X86_64, tests)
 }
 
 func TestParseArgARM64(t *testing.T) {
-	tests := []struct {
-		spec string
-		want Arg
-	}{
+	tests := []argTest{
 		{"8@x0", Arg{Size: 8, Kind: KindRegister, Reg: reg("x0", 0, 8, 0)}},
 		{"-4@w1", Arg{Size: 4, Signed: true, Kind: KindRegister, Reg: reg("w1", 8, 4, 0)}},
 		{"8@x30", Arg{Size: 8, Kind: KindRegister, Reg: reg("x30", 240, 8, 0)}},
@@ -82,17 +66,7 @@ func TestParseArgARM64(t *testing.T) {
 		{"4@#7", Arg{Size: 4, Kind: KindImmediate, Value: 7}},
 		{"8@xzr", Arg{Size: 8, Kind: KindImmediate}},
 	}
-	for _, tt := range tests {
-		got, err := ParseArg(elf.EM_AARCH64, tt.spec)
-		if err != nil {
-			t.Errorf("%s: %v", tt.spec, err)
-			continue
-		}
-		tt.want.Spec = tt.spec
-		if got != tt.want {
-			t.Errorf("%s:\n got %+v\nwant %+v", tt.spec, got, tt.want)
-		}
-	}
+	checkArgs(t, elf.EM_AARCH64, tests)
 }
 
 func TestParseArgsSplit(t *testing.T) {
@@ -212,6 +186,27 @@ func TestPtRegsBTF(t *testing.T) {
 		r, _ := X86Register(ours)
 		if r.Offset != off {
 			t.Errorf("%%%s: offset %d, kernel's pt_regs.%s is at %d", ours, r.Offset, theirs, off)
+		}
+	}
+}
+
+type argTest struct {
+	spec string
+	want Arg
+}
+
+// checkArgs parses each spec for machine m and compares with want.
+func checkArgs(t *testing.T, m elf.Machine, tests []argTest) {
+	t.Helper()
+	for _, tt := range tests {
+		got, err := ParseArg(m, tt.spec)
+		if err != nil {
+			t.Errorf("%s: %v", tt.spec, err)
+			continue
+		}
+		tt.want.Spec = tt.spec
+		if got != tt.want {
+			t.Errorf("%s:\n got %+v\nwant %+v", tt.spec, got, tt.want)
 		}
 	}
 }

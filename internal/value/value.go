@@ -91,6 +91,35 @@ type AggValue struct {
 	Buckets []int64
 }
 
+// Merge combines two values of one aggregation as if what went into both
+// had gone into one: counts, sums, sums of squares (128-bit) and buckets
+// add; min and max keep the extreme. a's buckets are not modified.
+func (a AggValue) Merge(fn AggFunc, b AggValue) AggValue {
+	switch fn {
+	case Min:
+		a.Min = min(a.Min, b.Min)
+	case Max:
+		a.Max = max(a.Max, b.Max)
+	}
+	a.Count += b.Count
+	a.Sum += b.Sum
+	lo := a.SumSqLo + b.SumSqLo
+	if lo < a.SumSqLo {
+		a.SumSqHi++ // carry
+	}
+	a.SumSqLo, a.SumSqHi = lo, a.SumSqHi+b.SumSqHi
+	if len(b.Buckets) > 0 {
+		sum := append([]int64(nil), a.Buckets...)
+		for j := range sum {
+			if j < len(b.Buckets) {
+				sum[j] += b.Buckets[j]
+			}
+		}
+		a.Buckets = sum
+	}
+	return a
+}
+
 // AggRow is one entry of an aggregation: its key tuple and its value.
 type AggRow struct {
 	Keys []Value

@@ -3,7 +3,11 @@
 // (check.Info), never on the tree.
 package ast
 
-import "github.com/sonde-trace/sonde/internal/d/token"
+import (
+	"strings"
+
+	"github.com/sonde-trace/sonde/internal/d/token"
+)
 
 // Node is any syntax tree node.
 type Node interface {
@@ -221,6 +225,25 @@ type TypeName struct {
 	Dims     []Expr   // array dimensions, outermost first; nil entry for []
 	Userland bool     // the userland qualifier (D's userland pointers)
 	Def      Decl     // *StructDecl or *EnumDecl defined in place ("struct foo { ... } x;"), else nil
+}
+
+// Spelling is the type as written, without its array dimensions, words
+// separated by single spaces: "userland const struct foo **".
+func (t *TypeName) Spelling() string {
+	var parts []string
+	if t.Userland {
+		parts = append(parts, "userland")
+	}
+	parts = append(parts, t.Quals...)
+	if t.Tag != "" {
+		parts = append(parts, t.Tag)
+	}
+	parts = append(parts, t.Words...)
+	s := strings.Join(parts, " ")
+	if t.Stars > 0 {
+		s += " " + strings.Repeat("*", t.Stars)
+	}
+	return s
 }
 
 // ---------------------------------------------------------------------------

@@ -7,76 +7,16 @@ import (
 
 	"github.com/sonde-trace/sonde/internal/d/ast"
 	"github.com/sonde-trace/sonde/internal/d/check"
+	"github.com/sonde-trace/sonde/internal/d/check/checktest"
 	"github.com/sonde-trace/sonde/internal/d/diag"
 	"github.com/sonde-trace/sonde/internal/d/parser"
-	"github.com/sonde-trace/sonde/internal/provider"
-	"github.com/sonde-trace/sonde/internal/provider/dtrace"
-	"github.com/sonde-trace/sonde/internal/provider/profile"
-	"github.com/sonde-trace/sonde/internal/provider/syscall"
 	"github.com/sonde-trace/sonde/internal/value"
 )
 
-// fakeResolver publishes a few probes with typed arguments, so that the
-// checker can be tested without the kernel.
-var fakeResolver = newFakeResolver()
-
-type resolver struct{ probes []*provider.Probe }
-
-func newFakeResolver() *resolver {
-	dt, sc, pf := dtrace.Provider{}, syscall.Provider{}, &profile.Provider{}
-	args := func(types ...string) []provider.Arg {
-		var out []provider.Arg
-		for _, t := range types {
-			out = append(out, provider.Arg{Type: t})
-		}
-		return out
-	}
-	run := func(id uint32, name string, a []provider.Arg) *provider.Probe {
-		return &provider.Probe{ID: id, Provider: "dtrace", Name: name, Args: a,
-			Hook: provider.Hook{Kind: provider.HookRun, Name: name}, Owner: dt}
-	}
-	sys := func(id uint32, nr int64, fn, name string, a []provider.Arg) *provider.Probe {
-		hook := "sys_enter"
-		if name == "return" {
-			hook = "sys_exit"
-		}
-		return &provider.Probe{ID: id, Provider: "syscall", Function: fn, Name: name, Args: a, Sel: nr,
-			Hook: provider.Hook{Kind: provider.HookRawTP, Name: hook}, Owner: sc}
-	}
-	prof := func(id uint32, name string, period uint64, all bool) *provider.Probe {
-		return &provider.Probe{ID: id, Provider: "profile", Name: name, Args: args("uintptr_t", "uintptr_t"),
-			Hook: provider.Hook{Kind: provider.HookPerf, Name: name, Period: period, AllCPU: all}, Owner: pf}
-	}
-	u64 := "uint64_t"
-	return &resolver{probes: []*provider.Probe{
-		run(1, "BEGIN", nil),
-		run(2, "END", nil),
-		run(3, "ERROR", args(u64, u64, u64, u64, u64, u64)),
-		// IDs follow the syscall provider's rule: base + 2*nr (+1 for return).
-		sys(4, 0, "read", "entry", args("int", "char *", "size_t")),
-		sys(5, 0, "read", "return", args("ssize_t", "ssize_t")),
-		sys(6, 1, "write", "entry", args("unsigned int", "const char *", "size_t")),
-		sys(7, 1, "write", "return", args("ssize_t", "ssize_t")),
-		sys(8, 2, "open", "entry", args("const char *", "int", "umode_t")),
-		sys(9, 2, "open", "return", args("long", "long")),
-		prof(100, "profile-997", 1000000000/997, true),
-		prof(101, "tick-1sec", 1e9, false),
-	}}
-}
-
-// Match implements check.Resolver.
-func (r *resolver) Match(d provider.Desc) ([]*provider.Probe, error) {
-	var out []*provider.Probe
-	for _, p := range r.probes {
-		if d.Matches(p) {
-			out = append(out, p)
-		}
-	}
-	return out, nil
-}
-
-// testMacros are the macro variables the programs may use.
-var testMacros = map[string]string{"1": "42", "2": "read", "target": "1234", "big": "0x100000000"}
+var (
+	fakeResolver = checktest.Resolver
+	testMacros   = checktest.Macros
+)
 
 func progsOf(p *ast.Program) []*ast.Program { return []*ast.Program{p} }
 

@@ -113,19 +113,7 @@ func typeString(t *ast.TypeName) string {
 	if t == nil {
 		return "NOTYPE"
 	}
-	var parts []string
-	if t.Userland {
-		parts = append(parts, "userland")
-	}
-	parts = append(parts, t.Quals...)
-	if t.Tag != "" {
-		parts = append(parts, t.Tag)
-	}
-	parts = append(parts, t.Words...)
-	s := strings.Join(parts, " ")
-	if t.Stars > 0 {
-		s += " " + strings.Repeat("*", t.Stars)
-	}
+	s := t.Spelling()
 	for _, d := range t.Dims {
 		if d == nil {
 			s += "[]"

@@ -13,14 +13,13 @@
 package io
 
 import (
-	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
 
 	"github.com/sonde-trace/sonde/internal/provider"
 )
 
 // Provider implements provider.Provider.
-type Provider struct{}
+type Provider struct{ provider.OneProbePerHook }
 
 // Name implements provider.Provider.
 func (Provider) Name() string { return "io" }
@@ -50,9 +49,14 @@ var DevinfoT = &provider.Struct{Name: "devinfo_t", Members: []provider.Member{
 	{Name: "dev_name", Type: "char [32]", Kind: provider.MemberString, Off: xd + 8, Size: 32},
 }}
 
-var defs = []struct{ name, tp string }{
-	{"start", "block_rq_issue"},
-	{"done", "block_rq_complete"},
+var reqArgs = []provider.Arg{
+	{Type: "struct request *", XType: "bufinfo_t *", Struct: BufinfoT},
+	{Type: "struct request *", XType: "devinfo_t *", Struct: DevinfoT},
+}
+
+var defs = []provider.HookProbe{
+	{Name: "start", Tracepoint: "block_rq_issue", Args: reqArgs},
+	{Name: "done", Tracepoint: "block_rq_complete", Args: reqArgs},
 }
 
 // NumLocal is the number of probe IDs the provider uses.
@@ -60,23 +64,8 @@ func NumLocal() uint32 { return uint32(len(defs)) }
 
 // Probes implements provider.Provider.
 func (p Provider) Probes(d provider.Desc) ([]*provider.Probe, error) {
-	var out []*provider.Probe
-	for i, def := range defs {
-		pr := &provider.Probe{ID: uint32(i + 1), Provider: "io", Function: def.tp, Name: def.name,
-			Hook: provider.Hook{Kind: provider.HookBTFTP, Name: def.tp, Group: def.name},
-			Args: []provider.Arg{
-				{Type: "struct request *", XType: "bufinfo_t *", Struct: BufinfoT},
-				{Type: "struct request *", XType: "devinfo_t *", Struct: DevinfoT},
-			}, Owner: p}
-		if d.Matches(pr) {
-			out = append(out, pr)
-		}
-	}
-	return out, nil
+	return provider.HookProbes(p, defs, d), nil
 }
-
-// ProgramType implements provider.Provider.
-func (Provider) ProgramType(provider.Hook) ebpf.ProgramType { return ebpf.Tracing }
 
 // Prologue implements provider.Provider: bufinfo_t and devinfo_t from the
 // request.
@@ -84,13 +73,7 @@ func (Provider) Prologue(h provider.Hook, probes []*provider.Probe, n provider.N
 	pr := probes[0]
 	r, ctx := provider.RegScratch, provider.RegCtx
 	x := int16(provider.CtxXlate)
-	insns := asm.Instructions{
-		provider.StoreImm64(r, provider.CtxProbeID, int32(pr.ID)),
-		provider.StoreImm64(r, provider.CtxErrno, 0),
-	}
-	for i := 0; i < 10; i++ {
-		insns = append(insns, provider.StoreImm64(r, int16(provider.CtxArg0+8*i), 0))
-	}
+	insns := provider.PrologueStart(pr.ID)
 	if !n.Args[0] && !n.Args[1] {
 		return insns, nil
 	}
@@ -98,13 +81,9 @@ func (Provider) Prologue(h provider.Hook, probes []*provider.Probe, n provider.N
 	insns = append(insns, asm.LoadMem(asm.R8, ctx, 0, asm.DWord)) // the request
 	if pr.Name == "done" {
 		// block_rq_complete(rq, error, nr_bytes): the bytes completed
-		insns = append(insns,
-			asm.LoadMem(asm.R0, ctx, 16, asm.DWord),
-			asm.LSh.Imm(asm.R0, 32), asm.RSh.Imm(asm.R0, 32),
-			asm.StoreMem(r, x+xb+8, asm.R0, asm.DWord),
-			asm.LoadMem(asm.R0, ctx, 8, asm.DWord),
-			asm.LSh.Imm(asm.R0, 32), asm.ArSh.Imm(asm.R0, 32),
-			asm.StoreMem(r, x+xb+4, asm.R0, asm.Word))
+		insns = append(insns, provider.HookArg32(2, x+xb+8, false)...)
+		insns = append(insns, provider.HookArg32(1, provider.CtxTemp, true)...)
+		insns = append(insns, asm.LoadMem(asm.R0, r, provider.CtxTemp, asm.Word), asm.StoreMem(r, x+xb+4, asm.R0, asm.Word))
 	} else {
 		insns = append(insns, provider.ReadField(asm.R8, "request", "__data_len", x+xb+8, 4)...)
 	}
@@ -138,9 +117,4 @@ func (Provider) Prologue(h provider.Hook, probes []*provider.Probe, n provider.N
 		asm.Mov.Imm(asm.R0, 0).WithSymbol("io_nodisk"),
 	)
 	return insns, nil
-}
-
-// Guard implements provider.Provider: one probe per hook.
-func (Provider) Guard(provider.Hook, []*provider.Probe, []*provider.Probe, string) asm.Instructions {
-	return nil
 }

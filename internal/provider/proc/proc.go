@@ -20,30 +20,16 @@
 package proc
 
 import (
-	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
 
 	"github.com/sonde-trace/sonde/internal/provider"
 )
 
 // Provider implements provider.Provider.
-type Provider struct{}
+type Provider struct{ provider.OneProbePerHook }
 
 // Name implements provider.Provider.
 func (Provider) Name() string { return "proc" }
-
-var defs = []struct{ name, tp string }{
-	{"exec-success", "sched_process_exec"},
-	{"exit", "sched_process_exit"},
-	{"lwp-exit", "sched_process_exit"},
-	{"create", "sched_process_fork"},
-	{"lwp-create", "sched_process_fork"},
-	{"signal-send", "signal_generate"},
-	{"signal-handle", "signal_deliver"},
-}
-
-// NumLocal is the number of probe IDs the provider uses.
-func NumLocal() uint32 { return uint32(len(defs)) }
 
 var (
 	psArg  = provider.Arg{Type: "struct task_struct *", XType: "psinfo_t *", Struct: provider.PsinfoT}
@@ -51,52 +37,29 @@ var (
 	intArg = provider.Arg{Type: "int"}
 )
 
-func args(name string) []provider.Arg {
-	switch name {
-	case "exit":
-		return []provider.Arg{intArg}
-	case "create":
-		return []provider.Arg{psArg}
-	case "lwp-create", "signal-send":
-		a := []provider.Arg{lwpArg, psArg}
-		if name == "signal-send" {
-			a = append(a, intArg)
-		}
-		return a
-	case "signal-handle":
-		return []provider.Arg{intArg, {Type: "siginfo_t *"}, {Type: "void (*)(void)"}}
-	}
-	return nil
+var defs = []provider.HookProbe{
+	{Name: "exec-success", Tracepoint: "sched_process_exec"},
+	{Name: "exit", Tracepoint: "sched_process_exit", Args: []provider.Arg{intArg}},
+	{Name: "lwp-exit", Tracepoint: "sched_process_exit"},
+	{Name: "create", Tracepoint: "sched_process_fork", Args: []provider.Arg{psArg}},
+	{Name: "lwp-create", Tracepoint: "sched_process_fork", Args: []provider.Arg{lwpArg, psArg}},
+	{Name: "signal-send", Tracepoint: "signal_generate", Args: []provider.Arg{lwpArg, psArg, intArg}},
+	{Name: "signal-handle", Tracepoint: "signal_deliver", Args: []provider.Arg{intArg, {Type: "siginfo_t *"}, {Type: "void (*)(void)"}}},
 }
+
+// NumLocal is the number of probe IDs the provider uses.
+func NumLocal() uint32 { return uint32(len(defs)) }
 
 // Probes implements provider.Provider.
 func (p Provider) Probes(d provider.Desc) ([]*provider.Probe, error) {
-	var out []*provider.Probe
-	for i, def := range defs {
-		pr := &provider.Probe{ID: uint32(i + 1), Provider: "proc", Function: def.tp, Name: def.name,
-			Hook: provider.Hook{Kind: provider.HookBTFTP, Name: def.tp, Group: def.name},
-			Args: args(def.name), Owner: p}
-		if d.Matches(pr) {
-			out = append(out, pr)
-		}
-	}
-	return out, nil
+	return provider.HookProbes(p, defs, d), nil
 }
-
-// ProgramType implements provider.Provider.
-func (Provider) ProgramType(provider.Hook) ebpf.ProgramType { return ebpf.Tracing }
 
 // Prologue implements provider.Provider.
 func (Provider) Prologue(h provider.Hook, probes []*provider.Probe, n provider.Needs, skip string) (asm.Instructions, error) {
 	pr := probes[0]
 	r, ctx := provider.RegScratch, provider.RegCtx
-	insns := asm.Instructions{
-		provider.StoreImm64(r, provider.CtxProbeID, int32(pr.ID)),
-		provider.StoreImm64(r, provider.CtxErrno, 0),
-	}
-	for i := 0; i < 10; i++ {
-		insns = append(insns, provider.StoreImm64(r, int16(provider.CtxArg0+8*i), 0))
-	}
+	insns := provider.PrologueStart(pr.ID)
 	fill := n.Args[0] || n.Args[1]
 	switch pr.Name {
 	case "exit", "lwp-exit":
@@ -139,33 +102,19 @@ func (Provider) Prologue(h provider.Hook, probes []*provider.Probe, n provider.N
 			insns = append(insns, asm.JEq.Reg(asm.R0, asm.R1, skip))
 		}
 		if fill {
-			insns = append(insns, provider.Clear(0, provider.XlateBuf)...)
-			insns = append(insns, provider.FillTask(asm.R8)...)
+			insns = append(insns, provider.FillTaskArg(1)...)
 		}
 	case "signal-send":
-		insns = append(insns,
-			asm.LoadMem(asm.R0, ctx, 0, asm.DWord),
-			asm.LSh.Imm(asm.R0, 32), asm.ArSh.Imm(asm.R0, 32),
-			asm.StoreMem(r, provider.CtxArg0+16, asm.R0, asm.DWord))
+		insns = append(insns, provider.HookArg32(0, provider.CtxArg0+16, true)...)
 		if fill {
-			insns = append(insns, asm.LoadMem(asm.R8, ctx, 16, asm.DWord))
-			insns = append(insns, provider.Clear(0, provider.XlateBuf)...)
-			insns = append(insns, provider.FillTask(asm.R8)...)
+			insns = append(insns, provider.FillTaskArg(2)...)
 		}
 	case "signal-handle":
-		insns = append(insns,
-			asm.LoadMem(asm.R0, ctx, 0, asm.DWord),
-			asm.LSh.Imm(asm.R0, 32), asm.ArSh.Imm(asm.R0, 32),
-			asm.StoreMem(r, provider.CtxArg0, asm.R0, asm.DWord))
+		insns = append(insns, provider.HookArg32(0, provider.CtxArg0, true)...)
 		if n.Args[2] {
 			insns = append(insns, asm.LoadMem(asm.R8, ctx, 16, asm.DWord))
 			insns = append(insns, provider.ReadField(asm.R8, "k_sigaction", "sa.sa_handler", provider.CtxArg0+16, 8)...)
 		}
 	}
 	return insns, nil
-}
-
-// Guard implements provider.Provider: one probe per hook.
-func (Provider) Guard(provider.Hook, []*provider.Probe, []*provider.Probe, string) asm.Instructions {
-	return nil
 }

@@ -17,96 +17,57 @@
 package sched
 
 import (
-	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
 
 	"github.com/sonde-trace/sonde/internal/provider"
 )
 
 // Provider implements provider.Provider.
-type Provider struct{}
+type Provider struct{ provider.OneProbePerHook }
 
 // Name implements provider.Provider.
 func (Provider) Name() string { return "sched" }
 
-type probeDef struct {
-	name    string
-	tp      string
-	subject int  // provider.Probe.Subject
-	args    bool // args[0] lwpsinfo_t, args[1] psinfo_t of a task argument
-	taskArg int  // that task's argument index
+// taskArgs are args[0] lwpsinfo_t and args[1] psinfo_t of a task.
+var taskArgs = []provider.Arg{
+	{Type: "struct task_struct *", XType: "lwpsinfo_t *", Struct: provider.LwpsinfoT},
+	{Type: "struct task_struct *", XType: "psinfo_t *", Struct: provider.PsinfoT},
 }
 
-var defs = []probeDef{
-	{name: "on-cpu", tp: "sched_switch", subject: 3},
-	{name: "off-cpu", tp: "sched_switch", args: true, taskArg: 2},
-	{name: "sleep", tp: "sched_switch"},
-	{name: "preempt", tp: "sched_switch"},
-	{name: "wakeup", tp: "sched_wakeup", args: true, taskArg: 0},
+var defs = []provider.HookProbe{
+	{Name: "on-cpu", Tracepoint: "sched_switch", Subject: 3}, // next
+	{Name: "off-cpu", Tracepoint: "sched_switch", Args: taskArgs},
+	{Name: "sleep", Tracepoint: "sched_switch"},
+	{Name: "preempt", Tracepoint: "sched_switch"},
+	{Name: "wakeup", Tracepoint: "sched_wakeup", Args: taskArgs},
 }
+
+// taskArg is the tracepoint argument holding the task args[] describe.
+var taskArg = map[string]int{"off-cpu": 2, "wakeup": 0}
 
 // NumLocal is the number of probe IDs the provider uses.
 func NumLocal() uint32 { return uint32(len(defs)) }
 
 // Probes implements provider.Provider.
 func (p Provider) Probes(d provider.Desc) ([]*provider.Probe, error) {
-	var out []*provider.Probe
-	for i, def := range defs {
-		pr := &provider.Probe{ID: uint32(i + 1), Provider: "sched", Function: def.tp, Name: def.name,
-			Hook:    provider.Hook{Kind: provider.HookBTFTP, Name: def.tp, Group: def.name},
-			Subject: def.subject, Owner: p}
-		if def.args {
-			pr.Args = []provider.Arg{
-				{Type: "struct task_struct *", XType: "lwpsinfo_t *", Struct: provider.LwpsinfoT},
-				{Type: "struct task_struct *", XType: "psinfo_t *", Struct: provider.PsinfoT},
-			}
-		}
-		if d.Matches(pr) {
-			out = append(out, pr)
-		}
-	}
-	return out, nil
+	return provider.HookProbes(p, defs, d), nil
 }
-
-// ProgramType implements provider.Provider.
-func (Provider) ProgramType(provider.Hook) ebpf.ProgramType { return ebpf.Tracing }
 
 // Prologue implements provider.Provider. Each probe has a hook of its own
 // (several programs on one tracepoint), so that a firing of sched_switch
 // fires on-cpu and off-cpu clauses each once, with their own probe IDs.
 func (Provider) Prologue(h provider.Hook, probes []*provider.Probe, n provider.Needs, skip string) (asm.Instructions, error) {
 	pr := probes[0]
-	var def probeDef
-	for _, d := range defs {
-		if d.name == pr.Name {
-			def = d
-		}
-	}
-	r, ctx := provider.RegScratch, provider.RegCtx
-	insns := asm.Instructions{
-		provider.StoreImm64(r, provider.CtxProbeID, int32(pr.ID)),
-		provider.StoreImm64(r, provider.CtxErrno, 0),
-	}
-	switch def.name {
+	ctx := provider.RegCtx
+	insns := provider.PrologueStart(pr.ID)
+	switch pr.Name {
 	case "sleep": // prev_state != TASK_RUNNING
 		insns = append(insns, asm.LoadMem(asm.R0, ctx, 24, asm.DWord), asm.LSh.Imm(asm.R0, 32), asm.JEq.Imm(asm.R0, 0, skip))
 	case "preempt":
 		insns = append(insns, asm.LoadMem(asm.R0, ctx, 0, asm.DWord), asm.And.Imm(asm.R0, 0xff), asm.JEq.Imm(asm.R0, 0, skip))
 	}
-	for i := 0; i < 10; i++ {
-		if n.Args[i] {
-			insns = append(insns, provider.StoreImm64(r, int16(provider.CtxArg0+8*i), 0))
-		}
-	}
-	if def.args && (n.Args[0] || n.Args[1]) {
-		insns = append(insns, asm.LoadMem(asm.R8, ctx, int16(8*def.taskArg), asm.DWord))
-		insns = append(insns, provider.Clear(0, provider.XlateBuf)...)
-		insns = append(insns, provider.FillTask(asm.R8)...)
+	if arg, ok := taskArg[pr.Name]; ok && (n.Args[0] || n.Args[1]) {
+		insns = append(insns, provider.FillTaskArg(arg)...)
 	}
 	return insns, nil
-}
-
-// Guard implements provider.Provider: one probe per hook.
-func (Provider) Guard(provider.Hook, []*provider.Probe, []*provider.Probe, string) asm.Instructions {
-	return nil
 }

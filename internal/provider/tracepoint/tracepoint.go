@@ -175,7 +175,7 @@ func (p *Provider) Prologue(h provider.Hook, probes []*provider.Probe, n provide
 			insns = append(insns, provider.StoreImm64(r, int16(provider.CtxArg0+8*i), 0))
 			continue
 		}
-		insns = append(insns, asm.LoadMem(asm.R0, ctx, int16(m.Off), sizeOf(m.Size)))
+		insns = append(insns, asm.LoadMem(asm.R0, ctx, int16(m.Off), provider.SizeOf(m.Size)))
 		if m.Signed && m.Size < 8 {
 			sh := int32(64 - 8*m.Size)
 			insns = append(insns, asm.LSh.Imm(asm.R0, sh), asm.ArSh.Imm(asm.R0, sh))
@@ -183,18 +183,6 @@ func (p *Provider) Prologue(h provider.Hook, probes []*provider.Probe, n provide
 		insns = append(insns, asm.StoreMem(r, int16(provider.CtxArg0+8*i), asm.R0, asm.DWord))
 	}
 	return insns, nil
-}
-
-func sizeOf(n int) asm.Size {
-	switch n {
-	case 1:
-		return asm.Byte
-	case 2:
-		return asm.Half
-	case 4:
-		return asm.Word
-	}
-	return asm.DWord
 }
 
 // Guard implements provider.Provider: one probe per hook, nothing to tell

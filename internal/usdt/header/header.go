@@ -305,19 +305,7 @@ func typeString(t *ast.TypeName) string {
 	if t == nil {
 		return "int"
 	}
-	var parts []string
-	if t.Userland {
-		parts = append(parts, "userland")
-	}
-	parts = append(parts, t.Quals...)
-	if t.Tag != "" {
-		parts = append(parts, t.Tag)
-	}
-	parts = append(parts, t.Words...)
-	s := strings.Join(parts, " ")
-	if t.Stars > 0 {
-		s += " " + strings.Repeat("*", t.Stars)
-	}
+	s := t.Spelling()
 	if len(t.Dims) > 0 {
 		s += " "
 		for _, d := range t.Dims {
