@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -61,17 +62,94 @@ func (d *driver) startChild() (int, error) {
 		}
 		d.child = cmd
 		ready <- started{pid: pid}
-		if run := <-d.release; run {
-			unix.PtraceDetach(pid)
-		} else {
+		if run := <-d.release; !run {
 			unix.Kill(pid, unix.SIGKILL)
 			unix.PtraceDetach(pid)
+			d.childStatus, _ = waitExit(pid)
+			close(d.exited)
+			return
 		}
-		cmd.Wait()
+		d.childStatus = superviseChild(pid, d.onChildExit)
 		close(d.exited)
 	}()
 	s := <-ready
 	return s.pid, s.err
+}
+
+// superviseChild lets the held command run and stays its tracer until it
+// exits, so that its address space can be read one last time when it
+// exits (PTRACE_EVENT_EXIT stops it with its mappings intact): user stacks
+// of a command that lived a few milliseconds still name their functions.
+// Signals sent to the command are passed on untouched. Should the command
+// be stopped by job control, which a PTRACE_TRACEME tracer cannot follow
+// (no PTRACE_LISTEN), it is let go and stays stopped as it would untraced.
+func superviseChild(pid int, onExit func(int)) unix.WaitStatus {
+	if unix.PtraceSetOptions(pid, unix.PTRACE_O_TRACEEXIT|unix.PTRACE_O_TRACEEXEC) != nil {
+		unix.PtraceDetach(pid)
+		ws, _ := waitExit(pid)
+		return ws
+	}
+	sig := 0
+	for {
+		if err := unix.PtraceCont(pid, sig); err != nil && err != unix.ESRCH {
+			unix.PtraceDetach(pid)
+		}
+		sig = 0
+		var ws unix.WaitStatus
+		_, err := unix.Wait4(pid, &ws, unix.WALL, nil)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil || ws.Exited() || ws.Signaled() {
+			return ws
+		}
+		if !ws.Stopped() {
+			continue
+		}
+		event := int(uint32(ws)>>16) & 0xff
+		stop := ws.StopSignal()
+		switch {
+		case stop == unix.SIGTRAP && event == unix.PTRACE_EVENT_EXIT:
+			if onExit != nil {
+				onExit(pid)
+			}
+		case stop == unix.SIGTRAP && event != 0:
+			// exec: nothing to pass on
+		case stop == unix.SIGSTOP || stop == unix.SIGTSTP || stop == unix.SIGTTIN || stop == unix.SIGTTOU:
+			var si unix.Siginfo
+			if ptraceGetSiginfo(pid, &si) == unix.EINVAL {
+				// group-stop: leave it stopped, untraced
+				unix.PtraceDetach(pid)
+				ws, _ := waitExit(pid)
+				return ws
+			}
+			sig = int(stop)
+		default:
+			sig = int(stop)
+		}
+	}
+}
+
+// waitExit waits for pid to end.
+func waitExit(pid int) (unix.WaitStatus, error) {
+	for {
+		var ws unix.WaitStatus
+		_, err := unix.Wait4(pid, &ws, 0, nil)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil || ws.Exited() || ws.Signaled() {
+			return ws, err
+		}
+	}
+}
+
+func ptraceGetSiginfo(pid int, si *unix.Siginfo) error {
+	_, _, e := unix.Syscall6(unix.SYS_PTRACE, unix.PTRACE_GETSIGINFO, uintptr(pid), 0, uintptr(unsafe.Pointer(si)), 0, 0)
+	if e != 0 {
+		return e
+	}
+	return nil
 }
 
 func unwrapExec(err error) error {
@@ -105,7 +183,7 @@ func (d *driver) killChild() {
 		d.release <- false
 		d.release = nil
 	} else {
-		d.child.Process.Kill()
+		unix.Kill(d.child.Process.Pid, unix.SIGKILL)
 	}
 	<-d.exited
 }
@@ -169,13 +247,11 @@ func splitCommand(s string) []string {
 }
 
 // exitNotice says how -c's command ended, as dtrace's prochandler does.
-func exitNotice(cmd *exec.Cmd) string {
-	pid := cmd.Process.Pid
-	ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus)
+func exitNotice(pid int, ws unix.WaitStatus) string {
 	switch {
-	case ok && ws.Signaled():
-		return fmt.Sprintf("pid %d terminated by %s", pid, signalName(ws.Signal()))
-	case ok && ws.ExitStatus() != 0:
+	case ws.Signaled():
+		return fmt.Sprintf("pid %d terminated by %s", pid, signalName(syscall.Signal(ws.Signal())))
+	case ws.ExitStatus() != 0:
 		return fmt.Sprintf("pid %d exited with status %d", pid, ws.ExitStatus())
 	}
 	return fmt.Sprintf("pid %d has exited", pid)

@@ -25,6 +25,7 @@ import (
 	"github.com/sonde-trace/sonde/internal/provider"
 	"github.com/sonde-trace/sonde/internal/providers"
 	"github.com/sonde-trace/sonde/internal/runtime"
+	"golang.org/x/sys/unix"
 )
 
 // Version is set at build time.
@@ -84,7 +85,11 @@ type driver struct {
 	// exited is closed when it has exited.
 	release chan bool
 	exited  chan struct{}
-	reg     *providers.Registry
+	// childStatus is how -c's command ended, once exited is closed.
+	childStatus unix.WaitStatus
+	// onChildExit runs as -c's command exits, its address space intact.
+	onChildExit func(pid int)
+	reg         *providers.Registry
 	// perSource counts the probe clauses of each source
 	perSource []int
 }
@@ -393,6 +398,7 @@ func (d *driver) consume(sess *runtime.Session, p *plan.Plan) int {
 	}
 	if d.child != nil {
 		c.Watch(d.child.Process.Pid)
+		d.onChildExit = consume.LastLook
 	} else if d.cfg.pid != 0 {
 		c.Watch(d.cfg.pid)
 	}
@@ -415,7 +421,7 @@ func (d *driver) consume(sess *runtime.Session, p *plan.Plan) int {
 			goto end
 		case <-childDone:
 			_ = c.Drain()
-			warnf(d.stderr, "%s", exitNotice(d.child))
+			warnf(d.stderr, "%s", exitNotice(d.child.Process.Pid, d.childStatus))
 			goto end
 		case <-pidDone:
 			_ = c.Drain()

@@ -396,6 +396,14 @@ func userSymKind(k value.Kind, pid int, a uint64) string {
 	return users.Sym(pid, a)
 }
 
+// LastLook reads the address space of a process that is exiting (held at
+// its exit by its tracer, mappings intact), so that its user addresses can
+// be named once it is gone.
+func LastLook(pid int) {
+	users.Forget(pid)
+	users.Snapshot(pid)
+}
+
 // Watch adds a process ($target) whose address space WatchProcesses keeps
 // reading while it lives.
 func (c *Consumer) Watch(pid int) { c.targets = append(c.targets, pid) }
