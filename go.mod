@@ -7,3 +7,5 @@ require github.com/cilium/ebpf v0.20.0
 require golang.org/x/sys v0.49.0
 
 require github.com/ianlancetaylor/demangle v0.0.0-20260724033716-83e58baca724
+
+require golang.org/x/arch v0.32.0

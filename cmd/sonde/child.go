@@ -1,6 +1,8 @@
 package main
 
 import (
+	"debug/elf"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -11,6 +13,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/sonde-trace/sonde/internal/sym"
 )
 
 // startChild starts -c's command held at its first instruction: the child
@@ -32,6 +36,8 @@ func (d *driver) startChild() (int, error) {
 	}
 	ready := make(chan started)
 	d.release = make(chan bool)
+	d.advance = make(chan uint64)
+	d.advanced = make(chan error)
 	d.exited = make(chan struct{})
 	// ptrace requests must come from the thread that is the tracer: one
 	// locked goroutine starts the child, holds it and lets it go.
@@ -62,7 +68,16 @@ func (d *driver) startChild() (int, error) {
 		}
 		d.child = cmd
 		ready <- started{pid: pid}
-		if run := <-d.release; !run {
+		run := false
+		for held := true; held; {
+			select {
+			case run = <-d.release:
+				held = false
+			case addr := <-d.advance:
+				d.advanced <- runTo(pid, addr)
+			}
+		}
+		if !run {
 			unix.Kill(pid, unix.SIGKILL)
 			unix.PtraceDetach(pid)
 			d.childStatus, _ = waitExit(pid)
@@ -128,6 +143,118 @@ func superviseChild(pid int, onExit func(int)) unix.WaitStatus {
 			sig = int(stop)
 		}
 	}
+}
+
+// runTo lets the held command run until it reaches addr, with a
+// breakpoint there, and holds it again at addr, the breakpoint gone.
+// Signals that arrive meanwhile are passed on.
+func runTo(pid int, addr uint64) error {
+	word := make([]byte, 8)
+	if _, err := unix.PtracePeekData(pid, uintptr(addr), word); err != nil {
+		return fmt.Errorf("reading the code at %#x: %v", addr, err)
+	}
+	orig := append([]byte(nil), word...)
+	word[0] = 0xcc // int3
+	if _, err := unix.PtracePokeData(pid, uintptr(addr), word); err != nil {
+		return fmt.Errorf("placing a breakpoint at %#x: %v", addr, err)
+	}
+	sig := 0
+	for {
+		if err := unix.PtraceCont(pid, sig); err != nil {
+			return err
+		}
+		sig = 0
+		var ws unix.WaitStatus
+		if _, err := unix.Wait4(pid, &ws, unix.WALL, nil); err != nil && err != unix.EINTR {
+			return err
+		}
+		if ws.Exited() || ws.Signaled() {
+			return fmt.Errorf("the command ended before it reached its entry point")
+		}
+		if !ws.Stopped() {
+			continue
+		}
+		if ws.StopSignal() != unix.SIGTRAP {
+			sig = int(ws.StopSignal())
+			continue
+		}
+		var regs unix.PtraceRegs
+		if err := unix.PtraceGetRegs(pid, &regs); err != nil {
+			return err
+		}
+		if regs.PC() != addr+1 {
+			sig = int(unix.SIGTRAP)
+			continue
+		}
+		regs.SetPC(addr)
+		if _, err := unix.PtracePokeData(pid, uintptr(addr), orig); err != nil {
+			return err
+		}
+		return unix.PtraceSetRegs(pid, &regs)
+	}
+}
+
+// entryPoint reads the program entry point (AT_ENTRY) of pid from its
+// auxiliary vector.
+func entryPoint(pid int) (uint64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/auxv", pid))
+	if err != nil {
+		return 0, err
+	}
+	for i := 0; i+16 <= len(b); i += 16 {
+		if binary.LittleEndian.Uint64(b[i:]) == 9 { // AT_ENTRY
+			return binary.LittleEndian.Uint64(b[i+8:]), nil
+		}
+	}
+	return 0, fmt.Errorf("no entry point in its auxiliary vector")
+}
+
+// advanceChild lets -c's held command run to where dtrace's evaltime
+// option says probes are evaluated: "exec" leaves it at its exec;
+// "preinit" and "postinit" run the dynamic linker so that the shared
+// libraries are mapped (and theirs initialisers run), stopping at the
+// program's entry point; "main" stops at main.
+func (d *driver) advanceChild(evaltime string) error {
+	if d.child == nil || d.advance == nil || evaltime == "exec" {
+		return nil
+	}
+	pid := d.child.Process.Pid
+	addr, err := entryPoint(pid)
+	if err != nil {
+		return err
+	}
+	if evaltime == "main" {
+		if a, ok := mainAddr(pid); ok {
+			addr = a
+		}
+	}
+	d.advance <- addr
+	return <-d.advanced
+}
+
+// mainAddr finds main in the executable of pid.
+func mainAddr(pid int) (uint64, bool) {
+	objs, err := sym.Objects(pid)
+	if err != nil {
+		return 0, false
+	}
+	for _, o := range objs {
+		if !o.Main {
+			continue
+		}
+		f, err := sym.OpenFile(o.Open)
+		if err != nil {
+			return 0, false
+		}
+		for _, s := range f.Resolve("main") {
+			bias := uint64(0)
+			if f.Type == elf.ET_DYN {
+				bias = o.Base - f.FirstLoad()
+			}
+			return s.Value + bias, true
+		}
+	}
+	return 0, false
 }
 
 // waitExit waits for pid to end.

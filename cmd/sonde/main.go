@@ -23,6 +23,8 @@ import (
 	"github.com/sonde-trace/sonde/internal/format"
 	"github.com/sonde-trace/sonde/internal/plan"
 	"github.com/sonde-trace/sonde/internal/provider"
+	"github.com/sonde-trace/sonde/internal/provider/pid"
+	"github.com/sonde-trace/sonde/internal/provider/usdtprov"
 	"github.com/sonde-trace/sonde/internal/providers"
 	"github.com/sonde-trace/sonde/internal/runtime"
 	"golang.org/x/sys/unix"
@@ -85,6 +87,9 @@ type driver struct {
 	// exited is closed when it has exited.
 	release chan bool
 	exited  chan struct{}
+	// advance runs the held command to an address; advanced says how.
+	advance  chan uint64
+	advanced chan error
 	// childStatus is how -c's command ended, once exited is closed.
 	childStatus unix.WaitStatus
 	// onChildExit runs as -c's command exits, its address space intact.
@@ -181,6 +186,10 @@ func (d *driver) compile(macros map[string]string) (*check.Info, []string, bool)
 	if d.cfg.quiet {
 		d.opts.quiet = true
 	}
+	if err := d.advanceChild(d.evalTime(progs)); err != nil {
+		warnf(d.stderr, "failed to run %s to its entry point: %v", d.cfg.command, err)
+		return nil, nil, false
+	}
 	d.reg = providers.New()
 	info, cerrs := check.Check(progs, check.Config{
 		Resolver:    d.reg,
@@ -209,6 +218,68 @@ func (d *driver) compile(macros map[string]string) (*check.Info, []string, bool)
 		}
 	}
 	return info, descs, true
+}
+
+// warnManySites says when the pid or USDT probes enabled are placed at
+// tens of thousands of sites (pid$target::*:entry): every call through one
+// costs the traced process a trap into the kernel.
+func (d *driver) warnManySites(p *plan.Plan) {
+	n := 0
+	for _, pr := range p.Programs {
+		for _, q := range pr.Probes {
+			n += len(q.Sites)
+		}
+	}
+	if n >= 10000 {
+		warnf(d.stderr, "placing %d uprobes: each call through one traps into the kernel, and the traced process runs slower", n)
+	}
+}
+
+// reportUnplaced names the uprobe sites the kernel refused (instructions
+// with a lock or segment prefix it cannot single-step): their probes fire
+// everywhere else.
+func (d *driver) reportUnplaced(us []runtime.Unplaced) {
+	if len(us) == 0 {
+		return
+	}
+	var names []string
+	for i, u := range us {
+		if i == 5 {
+			names = append(names, "...")
+			break
+		}
+		if p := d.reg.Probe(u.ProbeID); p != nil {
+			names = append(names, fmt.Sprintf("%s:%s:%s:%s", p.Provider, p.Module, p.Function, p.Name))
+		} else {
+			names = append(names, fmt.Sprintf("%s+%#x", u.Path, u.Offset))
+		}
+	}
+	warnf(d.stderr, "%d probe site%s could not be placed (the kernel cannot probe the instruction there): %s",
+		len(us), plural(len(us)), strings.Join(names, ", "))
+}
+
+// evalTime is where -c's command is held while its probes are placed:
+// -x evaltime, else at its exec (so that the dynamic linker's work is
+// traced too) unless a pid or USDT probe needs its shared libraries
+// mapped: then, as dtrace's default (postinit), at its entry point.
+func (d *driver) evalTime(progs []*ast.Program) string {
+	if d.opts.evaltime != "" {
+		return d.opts.evaltime
+	}
+	pidp, usdtp := &pid.Provider{}, &usdtprov.Provider{}
+	for _, prog := range progs {
+		for _, decl := range prog.Decls {
+			if c, ok := decl.(*ast.ProbeClause); ok {
+				for _, pd := range c.Probes {
+					d := provider.Desc{Provider: pd.Provider, Module: pd.Module, Function: pd.Function, Name: pd.Name}
+					if pidp.Serves(d) || usdtp.Serves(d) {
+						return "postinit"
+					}
+				}
+			}
+		}
+	}
+	return "exec"
 }
 
 func (d *driver) report(errs diag.List) {
@@ -329,6 +400,7 @@ func (d *driver) trace(macros map[string]string) int {
 	if d.cfg.compile {
 		return 0
 	}
+	d.warnManySites(p)
 	sess, err := runtime.Load(p, &runtime.Options{Verbose: d.cfg.verbose})
 	if err != nil {
 		warnf(d.stderr, "%v", err)
@@ -336,6 +408,7 @@ func (d *driver) trace(macros map[string]string) int {
 	}
 	phase("loaded")
 	defer func() { sess.Close(); phase("closed") }()
+	d.reportUnplaced(sess.Unplaced)
 	counts := matchCounts(info, d.perSource)
 	if !d.opts.quiet {
 		for i, desc := range descs {

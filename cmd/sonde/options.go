@@ -15,6 +15,7 @@ type options struct {
 	strsize       int
 	quiet         bool
 	switchrate    time.Duration
+	evaltime      string // -c: where the command is held while probes are placed ("" = as needed)
 	aggrate       time.Duration
 	aggsortkey    bool
 	aggsortrev    bool
@@ -120,6 +121,13 @@ func (o *options) set(name, val string) error {
 		o.aggsortkeypos, err = strconv.Atoi(val)
 	case "errtags":
 		o.errtags = true
+	case "evaltime":
+		switch val {
+		case "exec", "preinit", "postinit", "main":
+			o.evaltime = val
+		default:
+			err = fmt.Errorf("evaltime must be exec, preinit, postinit or main")
+		}
 	case "nspec", "specsize", "cleanrate", "cpu", "defaultargs", "destructive", "flowindent",
 		"grabanon", "jstackframes", "jstackstrsize", "nolibs", "rawbytes", "stackframes",
 		"stackindent", "statusrate", "ustackframes", "zdefs", "bufpolicy", "bufresize", "dynvarrate", "aggpercpu", "encoding":

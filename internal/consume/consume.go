@@ -569,7 +569,9 @@ func (c *Consumer) Snapshot(id int) *value.Aggregation {
 
 func hasSymKey(a *plan.Agg) bool {
 	for _, f := range a.Keys {
-		if f.Kind == plan.FSym || f.Kind == plan.FUSym {
+		switch f.Kind {
+		case plan.FSym, plan.FUSym, plan.FProbeProv, plan.FProbeMod, plan.FProbeFunc, plan.FProbeName:
+			// several probes share a provider, a module...
 			return true
 		}
 	}
@@ -577,7 +579,9 @@ func hasSymKey(a *plan.Agg) bool {
 }
 
 // mergeRows merges entries whose keys print the same: symbol keys are
-// aggregated by function (or module), as DTrace does for sym()/func().
+// aggregated by function (or module), as DTrace does for sym()/func(), and
+// probeprov/probemod/probefunc/probename keys, held as probe IDs, by the
+// strings they stand for.
 func mergeRows(a *plan.Agg, rows []value.AggRow) []value.AggRow {
 	index := map[string]int{}
 	var out []value.AggRow

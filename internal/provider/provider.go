@@ -23,6 +23,9 @@ type Arg struct {
 	Type  string // native type, e.g. "const char *", "size_t"
 	Name  string
 	XType string // translated type, "" when the same
+	// Native is the index of the native argument a translated one
+	// (XType set) is translated from: args[i] is xlate<XType>(arg<Native>).
+	Native int
 	// Struct, when set, is the structure the argument points to
 	// (args[i]->member): the provider's prologue fills its members in the
 	// probe context, or they are read from the hook's own record.
@@ -133,6 +136,28 @@ type Probe struct {
 	// outgoing thread, for the incoming one). pid, tid, execname and
 	// self-> then refer to that thread.
 	Subject int
+	// Sites are where a HookUprobe probe is placed (pid and USDT probes:
+	// one program per hook serves many sites, told apart by the cookie).
+	// A function's return probe has a site at each of its returns.
+	Sites []Site
+}
+
+// Site is one uprobe placement.
+type Site struct {
+	Path   string // the object, as the runtime opens it
+	Offset uint64 // file offset of the instruction
+	RefCtr uint64 // file offset of a USDT semaphore, 0 if none
+	PID    int    // the process it is for, 0 for every process
+	// Extra is put in the cookie's high 32 bits (the probe ID is in the
+	// low 32): a return site's offset in its function.
+	Extra uint32
+}
+
+// Family is implemented by providers whose names carry a suffix (pid1234,
+// python1234): Serves reports whether a probe description could name
+// probes of theirs.
+type Family interface {
+	Serves(d Desc) bool
 }
 
 // FullName is provider:module:function:name.

@@ -11,11 +11,13 @@ import (
 	"github.com/sonde-trace/sonde/internal/provider/dtrace"
 	"github.com/sonde-trace/sonde/internal/provider/fbt"
 	"github.com/sonde-trace/sonde/internal/provider/io"
+	"github.com/sonde-trace/sonde/internal/provider/pid"
 	"github.com/sonde-trace/sonde/internal/provider/proc"
 	"github.com/sonde-trace/sonde/internal/provider/profile"
 	"github.com/sonde-trace/sonde/internal/provider/sched"
 	"github.com/sonde-trace/sonde/internal/provider/syscall"
 	"github.com/sonde-trace/sonde/internal/provider/tracepoint"
+	"github.com/sonde-trace/sonde/internal/provider/usdtprov"
 )
 
 type entry struct {
@@ -45,6 +47,8 @@ func New() *Registry {
 	add(io.Provider{}, io.NumLocal())
 	add(r.tp, tracepoint.MaxProbes)
 	add(&profile.Provider{}, 1<<20)
+	add(&pid.Provider{}, pid.MaxProbes)
+	add(&usdtprov.Provider{}, usdtprov.MaxProbes)
 	add(fbt.Provider{}, 0)
 	return r
 }
@@ -53,7 +57,11 @@ func New() *Registry {
 func (r *Registry) Match(d provider.Desc) ([]*provider.Probe, error) {
 	var out []*provider.Probe
 	for _, e := range r.entries {
-		if !provider.Glob(d.Provider, e.p.Name()) && !(e.p.Name() == "dtrace" && d.Provider == "") {
+		if f, ok := e.p.(provider.Family); ok {
+			if !f.Serves(d) {
+				continue
+			}
+		} else if !provider.Glob(d.Provider, e.p.Name()) && !(e.p.Name() == "dtrace" && d.Provider == "") {
 			continue
 		}
 		ps, err := e.p.Probes(d)

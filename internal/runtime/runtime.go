@@ -31,6 +31,8 @@ type Session struct {
 	run   map[string][]*ebpf.Program // BEGIN, END, ERROR
 	links []link.Link
 	fds   []int
+	// Unplaced are the uprobe sites the kernel would not probe.
+	Unplaced []Unplaced
 }
 
 // Options for Load.
@@ -102,6 +104,9 @@ func Load(p *plan.Plan, opts *Options) (_ *Session, err error) {
 		spec := &ebpf.ProgramSpec{Name: pr.Name, Type: pr.Type, Instructions: insns, License: "GPL"}
 		if pr.Hook.Kind == provider.HookBTFTP {
 			spec.AttachType, spec.AttachTo = ebpf.AttachTraceRawTp, pr.Hook.Name
+		}
+		if pr.Hook.Kind == provider.HookUprobe && uprobeMulti() {
+			spec.AttachType = ebpf.AttachTraceUprobeMulti
 		}
 		prog, err := ebpf.NewProgramWithOptions(spec, ebpf.ProgramOptions{LogDisabled: false})
 		if err != nil {
@@ -273,6 +278,8 @@ func (s *Session) attach(pr *plan.Program, prog *ebpf.Program) error {
 		return nil
 	case provider.HookPerf:
 		return s.attachPerf(h, prog)
+	case provider.HookUprobe:
+		return s.attachUprobes(pr, prog)
 	}
 	return fmt.Errorf("hook %s is not supported", h)
 }

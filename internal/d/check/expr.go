@@ -355,6 +355,11 @@ func (c *checker) cond(x *ast.CondExpr) *Type {
 		return nil
 	}
 	if a.Kind == String && b.Kind == String {
+		if a.Repr != b.Repr {
+			// probeprov and the like are probe IDs until printed: mixed
+			// with another string, the result is a buffer
+			return StringType(max(a.Size, b.Size))
+		}
 		if a.Size >= b.Size {
 			return a
 		}

@@ -1,0 +1,288 @@
+// Package pid is DTrace's pid provider on uprobes: pid<PID>:<module>:
+// <function>:entry, :return and :<hex offset> probes on the functions of
+// the objects a process maps, placed from their ELF symbol tables.
+//
+// Return probes are placed, as DTrace places them, on the function's
+// return instructions (and on jumps out of it, tail calls), found by
+// decoding its code: arg0 is the offset of the return in the function,
+// arg1 the return value. Offset probes are placed only on instruction
+// boundaries, so that a mistyped offset cannot corrupt the process.
+package pid
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
+
+	"github.com/sonde-trace/sonde/internal/provider"
+	"github.com/sonde-trace/sonde/internal/sym"
+)
+
+// MaxProbes is the size of the provider's probe ID range.
+const MaxProbes = 1 << 22
+
+// Provider is the pid provider. Its probes are numbered as they are first
+// matched.
+type Provider struct {
+	mu    sync.Mutex
+	ids   map[string]uint32
+	files map[string]*sym.File
+}
+
+// Name implements provider.Provider.
+func (*Provider) Name() string { return "pid" }
+
+// Serves implements provider.Family: pid followed by a process ID.
+func (*Provider) Serves(d provider.Desc) bool {
+	_, ok := parsePID(d.Provider)
+	return ok
+}
+
+func parsePID(s string) (int, bool) {
+	rest, ok := strings.CutPrefix(s, "pid")
+	if !ok || rest == "" {
+		return 0, false
+	}
+	n, err := strconv.Atoi(rest)
+	return n, err == nil && n > 0 && strconv.Itoa(n) == rest
+}
+
+// ProgramType implements provider.Provider.
+func (*Provider) ProgramType(h provider.Hook) ebpf.ProgramType { return provider.UprobeProgramType(h) }
+
+// Guard implements provider.Provider.
+func (*Provider) Guard(h provider.Hook, want, all []*provider.Probe, skip string) asm.Instructions {
+	return provider.UprobeGuard(h, want, all, skip)
+}
+
+// Prologue implements provider.Provider.
+func (*Provider) Prologue(h provider.Hook, _ []*provider.Probe, n provider.Needs, _ string) (asm.Instructions, error) {
+	insns := provider.UprobeStart()
+	if h.Name == "return" {
+		return append(insns, provider.ReturnArgs()...), nil
+	}
+	return append(insns, provider.FunctionArgs(n)...), nil
+}
+
+// Probes implements provider.Provider.
+func (p *Provider) Probes(d provider.Desc) ([]*provider.Probe, error) {
+	pid, ok := parsePID(d.Provider)
+	if !ok {
+		return nil, nil
+	}
+	if err := provider.UprobeArch(); err != nil {
+		return nil, err
+	}
+	objs, err := sym.Objects(pid)
+	if err != nil {
+		return nil, fmt.Errorf("pid provider: %v", err)
+	}
+	offset, isOffset := parseOffset(d.Name)
+	wantEntry := !isOffset && provider.Glob(d.Name, "entry")
+	wantReturn := !isOffset && provider.Glob(d.Name, "return")
+	if !isOffset && !wantEntry && !wantReturn {
+		return nil, nil
+	}
+	exact := d.Function != "" && !strings.ContainsAny(d.Function, "*?[\\")
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []*provider.Probe
+	for _, o := range objs {
+		if !provider.Glob(d.Module, o.Mod) && !(o.Main && provider.Glob(d.Module, "a.out")) {
+			continue
+		}
+		f, err := p.open(o.Open)
+		if err != nil {
+			if d.Module != "" && !strings.ContainsAny(d.Module, "*?[\\") {
+				return nil, fmt.Errorf("pid provider: %s: %v", o.Path, err)
+			}
+			continue
+		}
+		var fns []sym.Symbol
+		if exact {
+			fns = f.Resolve(d.Function)
+		} else {
+			fns = functions(f, d.Function)
+		}
+		if len(fns) == 0 {
+			continue
+		}
+		code, err := os.Open(o.Open)
+		if err != nil {
+			return nil, fmt.Errorf("pid provider: %v", err)
+		}
+		// One probe per name: same-named functions (static ones of
+		// different files) are sites of one probe, as in DTrace.
+		byName := map[string][]sym.Symbol{}
+		var names []string
+		for _, s := range fns {
+			if byName[s.Name] == nil {
+				names = append(names, s.Name)
+			}
+			byName[s.Name] = append(byName[s.Name], s)
+		}
+		for _, name := range names {
+			var entry, ret, off []provider.Site
+			for _, s := range byName[name] {
+				start, ok := f.VaddrToOffset(s.Value)
+				if !ok {
+					continue
+				}
+				site := provider.Site{Path: o.Open, Offset: start, PID: pid}
+				if wantEntry {
+					if probeable(code, start) {
+						entry = append(entry, site)
+					} else if exact && d.Name == "entry" {
+						code.Close()
+						return nil, fmt.Errorf("pid provider: %s`%s: the kernel cannot place a uprobe on its first instruction (a lock, segment or VEX/EVEX prefix)", o.Mod, name)
+					}
+				}
+				if !wantReturn && !isOffset {
+					continue
+				}
+				buf := make([]byte, s.Size)
+				if _, err := code.ReadAt(buf, int64(start)); err != nil {
+					if exact {
+						code.Close()
+						return nil, fmt.Errorf("pid provider: %s`%s: reading its code: %v", o.Mod, name, err)
+					}
+					continue
+				}
+				f := fn{addr: s.Value, code: buf}
+				if isOffset {
+					if err := checkOffset(f, offset); err != nil {
+						code.Close()
+						return nil, fmt.Errorf("pid provider: %s`%s: %v", o.Mod, name, err)
+					}
+					site.Offset = start + offset
+					if !probeable(code, site.Offset) {
+						code.Close()
+						return nil, fmt.Errorf("pid provider: %s`%s+%#x: the kernel cannot place a uprobe on a lock- or segment-prefixed instruction", o.Mod, name, offset)
+					}
+					off = append(off, site)
+					continue
+				}
+				for _, r := range returns(f) {
+					rs := site
+					rs.Offset, rs.Extra = start+r, uint32(r)
+					ret = append(ret, rs)
+				}
+			}
+			add := func(probe string, kind string, sites []provider.Site) {
+				if len(sites) == 0 {
+					return
+				}
+				out = append(out, &provider.Probe{
+					ID:       p.id(pid, o.Mod, name, probe),
+					Provider: d.Provider, Module: o.Mod, Function: name, Name: probe,
+					Hook:  provider.Hook{Kind: provider.HookUprobe, Name: kind, PID: pid},
+					Owner: p, Sites: sites,
+				})
+			}
+			add("entry", "entry", entry)
+			add("return", "return", ret)
+			if isOffset {
+				add(strconv.FormatUint(offset, 16), "offset", off)
+			}
+		}
+		code.Close()
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out, nil
+}
+
+// probeable reports whether the kernel can place a uprobe on the x86-64
+// instruction at off. It refuses instructions with a lock or an es, cs,
+// ss or ds segment prefix (is_prefix_bad in arch/x86/kernel/uprobes.c),
+// VEX and EVEX (AVX) instructions and the one-byte opcodes its
+// good_insns_64 table leaves out; a uprobe_multi link with one such site
+// fails whole, so they are left out here, and reported.
+func probeable(r io.ReaderAt, off uint64) bool {
+	var b [15]byte
+	n, _ := r.ReadAt(b[:], int64(off))
+	for _, c := range b[:n] {
+		switch c {
+		case 0xf0, 0x26, 0x2e, 0x36, 0x3e:
+			return false
+		case 0x66, 0x67, 0xf2, 0xf3, 0x64, 0x65:
+			continue // other prefixes
+		}
+		if c >= 0x40 && c <= 0x4f {
+			continue // REX
+		}
+		return !badOpcode[c]
+	}
+	return false
+}
+
+var badOpcode = func() (t [256]bool) {
+	for _, c := range []byte{0x06, 0x07, 0x0e, 0x16, 0x17, 0x1e, 0x1f, 0x27, 0x2f, 0x37, 0x3f,
+		0x60, 0x61, 0x62, 0x6c, 0x6d, 0x6e, 0x6f, 0x82, 0x9a, 0xc4, 0xc5, 0xcc, 0xcd, 0xce,
+		0xd4, 0xd5, 0xd6, 0xe4, 0xe5, 0xe6, 0xe7, 0xea, 0xec, 0xed, 0xee, 0xef, 0xf1, 0xf4, 0xfa, 0xfb} {
+		t[c] = true
+	}
+	return t
+}()
+
+// parseOffset reads an offset probe's name: hexadecimal, as DTrace names
+// them (1a, or 0x1a).
+func parseOffset(s string) (uint64, bool) {
+	if s == "" || strings.ContainsAny(s, "*?[\\") {
+		return 0, false
+	}
+	v, err := strconv.ParseUint(strings.TrimPrefix(s, "0x"), 16, 64)
+	return v, err == nil
+}
+
+// functions returns f's functions whose names match pattern, one symbol
+// per address (aliases share the function's code and its probes).
+func functions(f *sym.File, pattern string) []sym.Symbol {
+	var out []sym.Symbol
+	last := uint64(0)
+	for _, s := range f.Symbols() {
+		if s.Value == last {
+			continue
+		}
+		last = s.Value
+		if provider.Glob(pattern, s.Name) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func (p *Provider) open(path string) (*sym.File, error) {
+	if p.files == nil {
+		p.files = map[string]*sym.File{}
+	}
+	if f, ok := p.files[path]; ok {
+		return f, nil
+	}
+	f, err := sym.OpenFile(path)
+	if err != nil {
+		return nil, err
+	}
+	p.files[path] = f
+	return f, nil
+}
+
+// id returns the local ID of a probe, numbering new ones.
+func (p *Provider) id(pid int, mod, fn, name string) uint32 {
+	if p.ids == nil {
+		p.ids = map[string]uint32{}
+	}
+	k := fmt.Sprintf("%d\x00%s\x00%s\x00%s", pid, mod, fn, name)
+	if id, ok := p.ids[k]; ok {
+		return id
+	}
+	id := uint32(len(p.ids) + 1)
+	p.ids[k] = id
+	return id
+}

@@ -1,0 +1,152 @@
+package runtime
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"sync"
+	"syscall"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
+	"github.com/cilium/ebpf/link"
+	"golang.org/x/sys/unix"
+
+	"github.com/sonde-trace/sonde/internal/plan"
+	"github.com/sonde-trace/sonde/internal/provider"
+)
+
+// uprobeMulti reports whether the kernel attaches many uprobes with one
+// uprobe_multi link (Linux 6.6): then a program placed on thousands of
+// functions costs one system call per object, not one per function.
+var uprobeMulti = sync.OnceValue(func() bool {
+	prog, err := ebpf.NewProgram(&ebpf.ProgramSpec{
+		Type: ebpf.Kprobe, AttachType: ebpf.AttachTraceUprobeMulti, License: "GPL",
+		Instructions: asm.Instructions{asm.Mov.Imm(asm.R0, 0), asm.Return()},
+	})
+	if err != nil {
+		return false
+	}
+	defer prog.Close()
+	exe, err := os.Executable()
+	if err != nil {
+		return false
+	}
+	ex, err := link.OpenExecutable(exe)
+	if err != nil {
+		return false
+	}
+	// For a process that does not exist, a kernel with uprobe_multi says
+	// ESRCH; one without says it does not know the link type.
+	l, err := ex.UprobeMulti(nil, prog, &link.UprobeMultiOptions{Addresses: []uint64{0x1000}, PID: 1 << 30})
+	if err == nil {
+		l.Close()
+		return true
+	}
+	return errors.Is(err, unix.ESRCH) || errors.Is(err, os.ErrNotExist)
+})
+
+// site is a uprobe placement with its cookie.
+type site struct {
+	provider.Site
+	cookie uint64
+}
+
+// attachUprobes places prog on every site of the program's probes: one
+// uprobe_multi link per object and process where the kernel has them,
+// else a uprobe (a perf event) per site.
+func (s *Session) attachUprobes(pr *plan.Program, prog *ebpf.Program) error {
+	type group struct {
+		path string
+		pid  int
+	}
+	groups := map[group][]site{}
+	var order []group
+	for _, p := range pr.Probes {
+		for _, st := range p.Sites {
+			g := group{st.Path, st.PID}
+			if groups[g] == nil {
+				order = append(order, g)
+			}
+			groups[g] = append(groups[g], site{st, uint64(st.Extra)<<32 | uint64(p.ID)})
+		}
+	}
+	for _, g := range order {
+		sites := groups[g]
+		sort.Slice(sites, func(i, j int) bool { return sites[i].Offset < sites[j].Offset })
+		ex, err := link.OpenExecutable(g.path)
+		if err != nil {
+			return fmt.Errorf("placing uprobes in %s: %w", g.path, err)
+		}
+		if uprobeMulti() {
+			if err := s.attachMulti(g.path, ex, prog, g.pid, sites); err != nil {
+				return uprobeError(g.path, g.pid, err)
+			}
+			continue
+		}
+		for _, st := range sites {
+			l, err := ex.Uprobe("", prog, &link.UprobeOptions{Address: st.Offset, PID: g.pid, RefCtrOffset: st.RefCtr, Cookie: st.cookie})
+			if errors.Is(err, ebpf.ErrNotSupported) || errors.Is(err, syscall.Errno(524)) || errors.Is(err, unix.EOPNOTSUPP) {
+				s.Unplaced = append(s.Unplaced, Unplaced{Path: g.path, Offset: st.Offset, ProbeID: uint32(st.cookie)})
+				continue
+			}
+			if err != nil {
+				return uprobeError(g.path, g.pid, err)
+			}
+			s.links = append(s.links, l)
+		}
+	}
+	return nil
+}
+
+// Unplaced is a uprobe site the kernel refused (an instruction it cannot
+// single-step or emulate): the probe fires at its other sites only.
+type Unplaced struct {
+	Path    string
+	Offset  uint64
+	ProbeID uint32
+}
+
+// attachMulti places sites with uprobe_multi links. The kernel refuses a
+// whole link when one instruction cannot be probed: the set is halved
+// until the refused sites are found, and those are left out.
+func (s *Session) attachMulti(path string, ex *link.Executable, prog *ebpf.Program, pid int, sites []site) error {
+	opts := &link.UprobeMultiOptions{PID: uint32(pid)}
+	refs := false
+	for _, st := range sites {
+		opts.Addresses = append(opts.Addresses, st.Offset)
+		opts.Cookies = append(opts.Cookies, st.cookie)
+		opts.RefCtrOffsets = append(opts.RefCtrOffsets, st.RefCtr)
+		refs = refs || st.RefCtr != 0
+	}
+	if !refs {
+		opts.RefCtrOffsets = nil
+	}
+	l, err := ex.UprobeMulti(nil, prog, opts)
+	if err == nil {
+		s.links = append(s.links, l)
+		return nil
+	}
+	if !errors.Is(err, ebpf.ErrNotSupported) && !errors.Is(err, syscall.Errno(524)) && !errors.Is(err, unix.EOPNOTSUPP) {
+		return err
+	}
+	if len(sites) == 1 {
+		s.Unplaced = append(s.Unplaced, Unplaced{Path: path, Offset: sites[0].Offset, ProbeID: uint32(sites[0].cookie)})
+		return nil
+	}
+	h := len(sites) / 2
+	if err := s.attachMulti(path, ex, prog, pid, sites[:h]); err != nil {
+		return err
+	}
+	return s.attachMulti(path, ex, prog, pid, sites[h:])
+}
+
+func uprobeError(path string, pid int, err error) error {
+	if errors.Is(err, os.ErrNotExist) && pid > 0 {
+		if _, e := os.Stat(fmt.Sprintf("/proc/%d", pid)); e != nil {
+			return fmt.Errorf("placing uprobes in pid %d: the process has exited", pid)
+		}
+	}
+	return fmt.Errorf("placing uprobes in %s: %w", path, err)
+}
