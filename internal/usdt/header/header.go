@@ -469,15 +469,16 @@ var common = func() string {
 			fmt.Fprintf(&b, "_SONDE_FMT%d", n)
 		}
 		b.WriteString(")")
-		if n > 0 {
-			b.WriteString(" \\\n\t\t:: ")
-			var ops []string
-			for i := 1; i <= n; i++ {
-				ops = append(ops, fmt.Sprintf("_SONDE_OP(%d, a%d)", i, i))
-			}
-			b.WriteString(strings.Join(ops, ", "))
+		// The "memory" clobber makes a probe a compiler barrier, as the
+		// function call it is in DTrace: what arguments point to is
+		// written before it fires (a struct filled in just before).
+		b.WriteString(" \\\n\t\t:: ")
+		var ops []string
+		for i := 1; i <= n; i++ {
+			ops = append(ops, fmt.Sprintf("_SONDE_OP(%d, a%d)", i, i))
 		}
-		b.WriteString("); } while (0)\n")
+		b.WriteString(strings.Join(ops, ", "))
+		b.WriteString(" : \"memory\"); } while (0)\n")
 	}
 	b.WriteString("\n#endif /* _SONDE_USDT_V1_MACROS */\n#endif /* _SONDE_USDT_ENABLED */\n\n")
 	return b.String()
