@@ -21,6 +21,7 @@ import (
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
 
+	"github.com/sonde-trace/sonde/internal/insn"
 	"github.com/sonde-trace/sonde/internal/provider"
 	"github.com/sonde-trace/sonde/internal/sym"
 )
@@ -155,9 +156,9 @@ func (p *Provider) Probes(d provider.Desc) ([]*provider.Probe, error) {
 					}
 					continue
 				}
-				f := fn{addr: s.Value, code: buf}
+				f := insn.Func{Addr: s.Value, Code: buf}
 				if isOffset {
-					if err := checkOffset(f, offset); err != nil {
+					if err := insn.CheckOffset("amd64", f, offset); err != nil {
 						code.Close()
 						return nil, fmt.Errorf("pid provider: %s`%s: %v", o.Mod, name, err)
 					}
@@ -169,7 +170,12 @@ func (p *Provider) Probes(d provider.Desc) ([]*provider.Probe, error) {
 					off = append(off, site)
 					continue
 				}
-				for _, r := range returns(f) {
+				rets, err := insn.Returns("amd64", f)
+				if err != nil && exact && len(rets) == 0 {
+					code.Close()
+					return nil, fmt.Errorf("pid provider: %s`%s: cannot place return probes: %v", o.Mod, name, err)
+				}
+				for _, r := range rets {
 					rs := site
 					rs.Offset, rs.Extra = start+r, uint32(r)
 					ret = append(ret, rs)

@@ -1,0 +1,3 @@
+provider loop {
+	probe tick(long i);
+};
