@@ -36,6 +36,7 @@ fuzz:
 	$(GO) test -run=X -fuzz=FuzzBuckets -fuzztime=$(FUZZTIME) ./internal/format/
 
 bench: build
+	$(GO) run ./bench/uprobe -write
 	$(GO) run ./bench/run
 
 clean:

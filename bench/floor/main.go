@@ -10,6 +10,8 @@
 //	-mode syscalls  syscall:::entry,syscall:::return { @[probefunc] = count(); }
 //	                                     sys_enter and sys_exit, a per-CPU array
 //	                                     indexed by syscall number
+//	-mode ustack    profile-997 { @[ustack()] = count(); }
+//	                                     on CPU-clock perf events (see ustack.go)
 //
 // -syscall NAME keeps only that call's events (syscall::NAME:entry). floor
 // prints "attached" once its programs are attached, and the merged count when
@@ -49,7 +51,7 @@ const (
 )
 
 func main() {
-	mode := flag.String("mode", "array", "array, hash-pid or syscalls")
+	mode := flag.String("mode", "array", "array, hash-pid, syscalls or ustack")
 	call := flag.String("syscall", "", "count only this system call's entries (e.g. getppid)")
 	duration := flag.Duration("duration", 0, "stop after this long (0: at SIGINT or SIGTERM)")
 	entries := flag.Uint("entries", uint(hashPIDEntries), "hash-pid: maximum number of pids")
@@ -73,6 +75,9 @@ func run(mode, call string, d time.Duration, entries uint32, prealloc bool) erro
 	}
 	if err := rlimit.RemoveMemlock(); err != nil {
 		return err
+	}
+	if mode == "ustack" {
+		return runUstack(d)
 	}
 	var (
 		m     *ebpf.Map

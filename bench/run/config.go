@@ -23,6 +23,13 @@ type Scenario struct {
 	Title    string `json:"title"`
 	Overhead bool   `json:"overhead"` // measure ns added per getppid call
 	Starts   int    `json:"starts"`   // start-ups to take the median of
+	// Profile: run bench/hot on every CPU for Seconds while the tool is
+	// attached, and measure its BPF run time per event and its own CPU
+	// time (see profile.go). Symbol is a function of bench/hot that the
+	// tool's output must name, to show that it symbolised the stacks.
+	Profile bool    `json:"profile"`
+	Seconds float64 `json:"seconds"`
+	Symbol  string  `json:"symbol"`
 }
 
 // ToolRun is one tool's command line for one scenario. In argv, {floor},
@@ -32,15 +39,16 @@ type ToolRun struct {
 	Scenario string   `json:"scenario"`
 	Argv     []string `json:"argv"`
 	Env      []string `json:"env"`
-	Ready    string   `json:"ready"` // output line that says the probes are attached
-	Count    string   `json:"count"` // output line whose group 1 is the getppid count
+	Ready    string   `json:"ready"`  // output line that says the probes are attached
+	Count    string   `json:"count"`  // output line whose group 1 is the getppid count
+	Stacks   string   `json:"stacks"` // profile: the output line that ends each stack printed
 	Starts   int      `json:"starts"`
 	Note     string   `json:"note"`
 	// ResendSIGINT: the tool can lose a SIGINT (bpftrace 0.17); send it
 	// again when the tool is found still waiting for events.
 	ResendSIGINT bool `json:"resend_sigint"`
 
-	ready, count *regexp.Regexp
+	ready, count, stacks *regexp.Regexp
 }
 
 // tools are the columns of the report, in order.
@@ -63,6 +71,9 @@ func loadConfig(name string) (*Config, error) {
 		if s.Starts < 1 {
 			s.Starts = 1
 		}
+		if s.Profile && s.Seconds <= 0 {
+			return nil, fmt.Errorf("%s: %s: a profile scenario needs seconds > 0", name, s.ID)
+		}
 	}
 	for _, t := range c.Tools {
 		if !ids[t.Scenario] {
@@ -76,6 +87,11 @@ func loadConfig(name string) (*Config, error) {
 		}
 		if t.Count != "" {
 			if t.count, err = regexp.Compile(t.Count); err != nil {
+				return nil, fmt.Errorf("%s: %s %s: %w", name, t.Tool, t.Scenario, err)
+			}
+		}
+		if t.Stacks != "" {
+			if t.stacks, err = regexp.Compile(t.Stacks); err != nil {
 				return nil, fmt.Errorf("%s: %s %s: %w", name, t.Tool, t.Scenario, err)
 			}
 		}

@@ -4,14 +4,16 @@
 //	go run ./bench/run          # print the report
 //	go run ./bench/run -write   # and rewrite BENCHMARKS.md
 //
-// It builds bench/floor (hand-written BPF, the floor) and bench/loop (a
-// getppid loop, with gcc), then measures, for each program of
-// bench/tools.json and each tool that is present (floor, bpftrace,
-// bin/sonde): the ns each traced getppid call costs over an untraced one,
-// the time from exec until the tool says it is attached, the time from
-// SIGINT until it has exited, and its peak RSS. Tools that are absent are
-// reported as not measured. Benchmarks are not tests: nothing here passes
-// or fails on a number.
+// It builds bench/floor (hand-written BPF, the floor), bench/loop (a
+// getppid loop) and bench/hot (a CPU-bound call tree), the last two with
+// gcc, then measures, for each program of bench/tools.json and each tool
+// that is present (floor, bpftrace, bin/sonde): the ns each traced getppid
+// call costs over an untraced one, the time from exec until the tool says
+// it is attached, the time from SIGINT until it has exited, and its peak
+// RSS; for the profile program, the BPF run time per sample and the tool's
+// CPU time while bench/hot runs on every CPU and at exit (profile.go).
+// Tools that are absent are reported as not measured. Benchmarks are not
+// tests: nothing here passes or fails on a number.
 package main
 
 import (
@@ -92,12 +94,15 @@ func run(o options) error {
 	progress := func(format string, args ...any) {
 		fmt.Fprintf(os.Stderr, "bench: "+format+"\n", args...)
 	}
-	progress("building floor and loop in %s", tmp)
-	floor, loop := filepath.Join(tmp, "floor"), filepath.Join(tmp, "loop")
+	progress("building floor, loop and hot in %s", tmp)
+	floor, loop, hot := filepath.Join(tmp, "floor"), filepath.Join(tmp, "loop"), filepath.Join(tmp, "hot")
 	if err := build(root, "go", "build", "-o", floor, "./bench/floor"); err != nil {
 		return err
 	}
 	if err := build(root, "gcc", "-O2", "-Wall", "-o", loop, "bench/loop/loop.c"); err != nil {
+		return err
+	}
+	if err := build(root, "gcc", "-O1", "-fno-omit-frame-pointer", "-Wall", "-o", hot, "bench/hot/hot.c"); err != nil {
 		return err
 	}
 	if o.cpu >= runtime.NumCPU() {
@@ -110,7 +115,7 @@ func run(o options) error {
 			delete(paths, tool)
 		}
 	}
-	b := &bench{loop: loop, calls: o.calls, reps: o.reps, cpu: o.cpu, paths: paths, timeout: o.timeout, progress: progress}
+	b := &bench{loop: loop, hot: hot, calls: o.calls, reps: o.reps, cpu: o.cpu, paths: paths, timeout: o.timeout, progress: progress}
 
 	rep := &report{cfg: cfg, results: map[string]map[string]*Result{}, missing: missing,
 		calls: o.calls, reps: o.reps, started: time.Now(), loadBefore: loadavg()}
@@ -120,6 +125,11 @@ func run(o options) error {
 	fmt.Print(text)
 	if o.write {
 		doc := rep.document(machine(paths), text)
+		// bench/uprobe measures user-level probes on its own and leaves
+		// its section here: kept when this document is rewritten.
+		if up, err := os.ReadFile(filepath.Join(root, "bench", "uprobe", "RESULTS.md")); err == nil {
+			doc = strings.TrimRight(doc, "\n") + "\n\n" + string(up)
+		}
 		if err := os.WriteFile(filepath.Join(root, "BENCHMARKS.md"), []byte(doc), 0o644); err != nil {
 			return err
 		}
@@ -135,6 +145,10 @@ func (rep *report) measureAll(b *bench, only, configName string) {
 			continue
 		}
 		rep.results[s.ID] = map[string]*Result{}
+		if s.Profile {
+			rep.measureInTurn(b, s, configName)
+			continue
+		}
 		for _, tool := range tools {
 			t := rep.cfg.run(tool, s.ID)
 			switch {

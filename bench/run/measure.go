@@ -26,6 +26,18 @@ type Result struct {
 	Counted    int64     // getppid entries the tool reported
 	NoCount    bool      // a run's output did not give the count
 	WantCounts int64     // getppid calls made while it ran
+
+	// Profile scenarios (profile.go), one value per start.
+	SampleNs     []float64 // BPF run time per perf event, ns
+	Rate         []float64 // perf events per second, all CPUs
+	CPUStart     []float64 // ms of tool CPU until attached
+	CPURun       []float64 // ms of tool CPU while the workload ran
+	CPUExit      []float64 // ms of tool CPU from SIGINT until exited
+	CPUTotal     []float64 // ms of tool CPU, rusage from wait4
+	OutputLines  []float64 // lines the tool printed
+	Stacks       []float64 // stacks the tool printed
+	Programs     int       // perf-event BPF programs the tool attached
+	Unsymbolised int       // starts whose output did not name the symbol
 }
 
 // Overhead is the median traced minus the median untraced ns per call.
@@ -51,6 +63,7 @@ func median(xs []float64) float64 {
 // bench holds what every measurement shares.
 type bench struct {
 	loop     string // path of the getppid loop
+	hot      string // path of the profile workload (bench/hot)
 	calls    int    // getppid calls per loop run
 	reps     int    // loop runs per measurement
 	cpu      int    // CPU the loop is pinned to, -1 for none
@@ -101,7 +114,7 @@ func (b *bench) measure(s *Scenario, t *ToolRun) *Result {
 			}
 		}
 		b.progress("%s %s: start %d/%d", t.Tool, s.ID, i+1, starts)
-		if err := b.once(t, r, s.Overhead); err != nil {
+		if err := b.once(s, t, r); err != nil {
 			r.Failed = err.Error()
 			return r
 		}
@@ -114,9 +127,11 @@ func (b *bench) measure(s *Scenario, t *ToolRun) *Result {
 	return r
 }
 
-// once starts the tool, waits until it is attached, optionally runs the
-// loop under it, then interrupts it and waits for it to exit.
-func (b *bench) once(t *ToolRun, r *Result, withLoad bool) error {
+// once starts the tool, waits until it is attached, runs the loop (or the
+// profile workload) under it if the scenario asks, then interrupts it and
+// waits for it to exit.
+func (b *bench) once(s *Scenario, t *ToolRun, r *Result) error {
+	withLoad := s.Overhead
 	p, err := startProc(t.argv(b.paths), t.Env)
 	if err != nil {
 		return err
@@ -137,7 +152,20 @@ func (b *bench) once(t *ToolRun, r *Result, withLoad bool) error {
 		}
 		r.WantCounts += int64(b.reps * b.calls)
 	}
+	var prof *profiling
+	if s.Profile {
+		prof, err = b.profile(p, s, r)
+		if prof != nil {
+			defer prof.stop()
+		}
+		if err != nil {
+			return err
+		}
+	}
 	time.Sleep(time.Until(readyAt.Add(settle)))
+	if prof != nil {
+		prof.interrupting()
+	}
 	stop := time.Now()
 	if err := p.cmd.Process.Signal(syscall.SIGINT); err != nil {
 		return err
@@ -171,6 +199,9 @@ func (b *bench) once(t *ToolRun, r *Result, withLoad bool) error {
 	}
 	if !p.cmd.ProcessState.Success() {
 		return fmt.Errorf("%s\n%s", p.cmd.ProcessState, p.tail())
+	}
+	if prof != nil {
+		prof.exited(p, t)
 	}
 	if withLoad && t.count != nil {
 		if n := p.count(t); n >= 0 && !r.NoCount {
@@ -335,6 +366,7 @@ func killAll() {
 	for p := range running {
 		p.cmd.Process.Kill()
 	}
+	workloads.kill()
 }
 
 // threadStates describes what each thread of a process waits in, for the

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -26,24 +27,31 @@ const notMeasured = "not yet measured"
 
 // metric is one table: a number per (scenario, tool).
 type metric struct {
-	title        string
-	unit         string
-	overheadOnly bool // only for scenarios that measure overhead
-	value        func(r *Result) (float64, bool)
+	title string
+	unit  string
+	scope string // "": every scenario; "overhead", "profile": only those
+	value func(r *Result) (float64, bool)
+}
+
+// medianOf is a metric's value: the median of one number per start.
+func medianOf(xs func(r *Result) []float64) func(r *Result) (float64, bool) {
+	return func(r *Result) (float64, bool) { return median(xs(r)), len(xs(r)) > 0 }
 }
 
 func (rep *report) metrics() []metric {
 	return []metric{
-		{"Per-event overhead", "ns added to each getppid call", true, (*Result).Overhead},
-		{"Start-up", "ms from exec until attached", false, func(r *Result) (float64, bool) {
-			return median(r.Attach), len(r.Attach) > 0
-		}},
-		{"Exit", "ms from SIGINT until exited: detach, final printing", false, func(r *Result) (float64, bool) {
-			return median(r.Exit), len(r.Exit) > 0
-		}},
-		{"Peak RSS", "MiB", false, func(r *Result) (float64, bool) {
-			return median(r.RSS), len(r.RSS) > 0
-		}},
+		{"Per-event overhead", "ns added to each getppid call", "overhead", (*Result).Overhead},
+		{"Profile: BPF run time per sample", "ns in the kernel per profile-997 event, BPF_ENABLE_STATS", "profile",
+			medianOf(func(r *Result) []float64 { return r.SampleNs })},
+		{"Profile: tracer CPU while sampling", "ms of user+system CPU while the workload ran", "profile",
+			medianOf(func(r *Result) []float64 { return r.CPURun })},
+		{"Profile: tracer CPU at exit", "ms of user+system CPU from SIGINT until exited: read, symbolise, print", "profile",
+			medianOf(func(r *Result) []float64 { return r.CPUExit })},
+		{"Profile: tracer CPU in all", "ms of user+system CPU from exec to exit, rusage", "profile",
+			medianOf(func(r *Result) []float64 { return r.CPUTotal })},
+		{"Start-up", "ms from exec until attached", "", medianOf(func(r *Result) []float64 { return r.Attach })},
+		{"Exit", "ms from SIGINT until exited: detach, final printing", "", medianOf(func(r *Result) []float64 { return r.Exit })},
+		{"Peak RSS", "MiB", "", medianOf(func(r *Result) []float64 { return r.RSS })},
 	}
 }
 
@@ -63,7 +71,7 @@ func (rep *report) scenarios(m metric) []*Scenario {
 		if rep.results[s.ID] == nil {
 			continue
 		}
-		if s.Overhead || !m.overheadOnly {
+		if m.scope == "" || m.scope == "overhead" && s.Overhead || m.scope == "profile" && s.Profile {
 			out = append(out, s)
 		}
 	}
@@ -159,6 +167,7 @@ func (rep *report) notes(b *strings.Builder) {
 				notes = append(notes, fmt.Sprintf("%s, %s: ns per call traced %s, untraced %s (median, min–max)",
 					tool, s.Title, spread(r.Traced), spread(r.Untraced)))
 			}
+			notes = append(notes, profileNotes(s, tool, r)...)
 		}
 	}
 	for _, tool := range tools {
@@ -180,6 +189,38 @@ func (rep *report) notes(b *strings.Builder) {
 		b.WriteString(": other work was running, and the overhead numbers are noisier for it")
 	}
 	fmt.Fprintf(b, "\n- the whole run took %s\n\n", rep.took.Round(time.Second))
+}
+
+// profileNotes says what else a profile scenario measured for a tool.
+func profileNotes(s *Scenario, tool string, r *Result) []string {
+	if !s.Profile || len(r.SampleNs) == 0 {
+		return nil
+	}
+	cpus := float64(runtime.NumCPU())
+	rate := median(r.Rate)
+	notes := []string{
+		fmt.Sprintf("%s, %s: %s samples/s on %d CPUs (%s per CPU) from %d perf-event BPF program(s); BPF ns per sample %s; "+
+			"that is %.2f%% of each CPU (samples/s × ns ÷ CPUs)",
+			tool, s.Title, num(rate), runtime.NumCPU(), num(rate/cpus), r.Programs, spread(r.SampleNs),
+			rate*median(r.SampleNs)/1e9/cpus*100),
+		fmt.Sprintf("%s, %s: tracer CPU ms until attached %s, while sampling %s, at exit %s, in all %s (median, min–max)",
+			tool, s.Title, spread(r.CPUStart), spread(r.CPURun), spread(r.CPUExit), spread(r.CPUTotal)),
+	}
+	printed := fmt.Sprintf("%s lines of output", num(median(r.OutputLines)))
+	if len(r.Stacks) > 0 && len(r.Stacks) == len(r.CPUExit) {
+		var per []float64
+		for i, n := range r.Stacks {
+			per = append(per, r.CPUExit[i]*1000/max(n, 1))
+		}
+		printed = fmt.Sprintf("%s stacks printed (%s lines of output); CPU at exit per stack printed %s µs",
+			spread(r.Stacks), num(median(r.OutputLines)), spread(per))
+	}
+	notes[1] += "; " + printed
+	if r.Unsymbolised > 0 {
+		notes = append(notes, fmt.Sprintf("%s, %s: %d of %d runs printed no %s: the stacks were not symbolised",
+			tool, s.Title, r.Unsymbolised, len(r.CPUExit), s.Symbol))
+	}
+	return notes
 }
 
 // document is BENCHMARKS.md: methodology, machine, and the tables.
@@ -207,7 +248,12 @@ Three tools run the same programs (the command lines are data, in
   a per-CPU hash keyed by pid, incremented in place through the looked-up
   pointer and updated only on a miss, for ` + "`@[pid] = count()`" + `; a per-CPU
   array indexed by syscall number, on sys_enter and sys_exit, for the program
-  over every syscall. It is the least a tracer can do for these programs.
+  over every syscall. For the profile program (` + "`bench/floor/ustack.go`" + `), a
+  perf-event program on a CPU-clock event per CPU every 1/997 s, that
+  counts (pid, ` + "`bpf_get_stackid(BPF_F_USER_STACK)`" + `) in a preallocated per-CPU
+  hash, and at exit symbolises each stack as simply as it can: the
+  process's ` + "`/proc/PID/maps`" + ` and each object's ` + "`.symtab`" + ` and ` + "`.dynsym`" + `.
+  It is the least a tracer can do for these programs.
 - **bpftrace**, as installed (its one-liners use ` + "`tracepoint:`" + ` probes; this
   kernel has no kprobes and no fentry, and bpftrace does not need them here).
 - **sonde**: ` + "`bin/sonde`" + `, once it exists.
@@ -221,6 +267,10 @@ The programs:
 - ` + "`@[probefunc] = count()`" + ` on every syscall entry and return: sonde
   ` + "`syscall:::entry,syscall:::return`" + `, bpftrace
   ` + "`tracepoint:syscalls:sys_enter_*,tracepoint:syscalls:sys_exit_*`" + ` with ` + "`@[probe]`" + `.
+- ` + "`@[ustack()] = count()`" + ` at profile-997: sonde
+  ` + "`profile-997 { @[ustack()] = count(); }`" + `, bpftrace
+  ` + "`profile:hz:997 { @[ustack] = count(); }`" + `; no predicate, every CPU is
+  sampled, and the tool prints every stack symbolised at exit.
 
 bpftrace 0.17 runs all of these here on tracepoints; it needs no kprobes
 or fentry for them (nor for BEGIN, a uprobe on itself). It warns
@@ -257,9 +307,47 @@ The numbers:
   waits for an RCU grace period in the kernel (tens of ms each); a raw
   tracepoint link goes in about a millisecond.
 - **Peak RSS**: ru_maxrss of the tool process from wait4.
+- **Profile** (` + "`bench/run/profile.go`" + `): once the tool is attached,
+  ` + "`bench/hot`" + ` (C, gcc -O1 -fno-omit-frame-pointer: a call tree of five
+  functions under main, ` + "`bench_parse`" + ` and ` + "`bench_render`" + ` calling the leaf
+  ` + "`bench_mix`" + ` directly and through ` + "`bench_hash_block`" + ` and ` + "`bench_compress`" + `)
+  spins one process per CPU for {seconds}, and is left running until the tool
+  has exited: bpftrace reads ` + "`/proc/PID/maps`" + ` to symbolise only when it
+  prints. Two costs are measured:
+  - *in the kernel*, the BPF run time per sample. BPF_ENABLE_STATS (the
+    bpf(2) command behind ` + "`sysctl kernel.bpf_stats_enabled=1`" + `, held only
+    for the {seconds}) has the kernel time every run of every BPF program. The
+    tool's perf-event programs are found by the ` + "`prog_id`" + ` of its
+    bpf-prog and bpf_link fds in ` + "`/proc/PID/fdinfo`" + `, and their run_time_ns
+    and run_cnt read when the workload starts and {seconds} later: the
+    difference in time over the difference in runs. That is the program
+    and the helpers it calls (the user stack walk of
+    ` + "`bpf_get_stack`" + `/` + "`bpf_get_stackid`" + ` is most of it), not the timer
+    interrupt and perf-event overflow that fire it, which are the same
+    for every tool. The workload's own slowdown is not used: a few µs
+    997 times a second is a few tenths of a percent of a CPU, below the
+    noise of a shared machine; the notes give that share, computed.
+  - *in user space*, the tool's CPU time, user and system, all threads:
+    its process CPU clock (` + "`clock_getcpuclockid`" + `) when it is attached,
+    when the workload starts, {seconds} later, and just before SIGINT; its
+    rusage from wait4 when it has exited. "While sampling" is the {seconds};
+    "at exit" is from SIGINT to exit: reading the maps, symbolising,
+    printing; "in all" is from exec to exit. sonde reads the keys of
+    its stack aggregations ten times a second while it runs, to keep the
+    address space of each process in them while it lives (so that the
+    stacks of a process that has exited still symbolise): that is its CPU
+    while sampling, and why it has less left to do at exit.
 
-Start-up, exit and RSS are medians over the starts (S = 3, except where the
-notes say otherwise).
+  The output is checked to name ` + "`bench_hash_block`" + ` (the notes say when
+  it does not). Every CPU is sampled, so what else runs on the machine
+  adds stacks to print: the notes give the stacks each tool printed, and
+  its CPU at exit per stack.
+
+Start-up, exit, RSS and the profile numbers are medians over the starts
+(S = 3, and 5 for the profile program, except where the notes say
+otherwise). The starts of the profile program take turns between the
+tools (floor, bpftrace, sonde, floor ...), so that other work on the
+machine falls on them alike.
 
 Ratios are tool/floor and tool/bpftrace of the numbers in the same row.
 
@@ -270,7 +358,13 @@ Ratios are tool/floor and tool/bpftrace of the numbers in the same row.
 	fmt.Fprintf(&b, "\nRun of %s: N = %d getppid calls per loop run, R = %d runs per start.\n\n## Results\n\n",
 		rep.started.UTC().Format("2006-01-02 15:04 MST"), rep.calls, rep.reps)
 	b.WriteString(tables)
-	return b.String()
+	secs := "the scenario's seconds"
+	for _, s := range rep.cfg.Scenarios {
+		if s.Profile {
+			secs = strconv.FormatFloat(s.Seconds, 'g', -1, 64) + " s"
+		}
+	}
+	return strings.ReplaceAll(b.String(), "{seconds}", secs)
 }
 
 // machine describes the machine and the tools' versions.
