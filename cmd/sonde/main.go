@@ -19,6 +19,7 @@ import (
 	"github.com/sonde-trace/sonde/internal/d/ast"
 	"github.com/sonde-trace/sonde/internal/d/check"
 	"github.com/sonde-trace/sonde/internal/d/diag"
+	"github.com/sonde-trace/sonde/internal/d/lib"
 	"github.com/sonde-trace/sonde/internal/d/parser"
 	"github.com/sonde-trace/sonde/internal/format"
 	"github.com/sonde-trace/sonde/internal/plan"
@@ -141,6 +142,10 @@ func (d *driver) run() int {
 // compile parses and checks every source.
 func (d *driver) compile(macros map[string]string) (*check.Info, []string, bool) {
 	d.srcs = diag.Sources{}
+	libs, ok := d.loadLibs() // libs.go: D libraries, before the program
+	if !ok {
+		return nil, nil, false
+	}
 	var progs []*ast.Program
 	var descs []string
 	var errs diag.List
@@ -156,7 +161,7 @@ func (d *driver) compile(macros map[string]string) (*check.Info, []string, bool)
 				d.srcs[name] = string(orig) // errors point into the script as written
 			}
 		}
-		prog, perrs := parser.ParseFile(name, []byte(text), &parser.Options{Macros: macros})
+		prog, perrs := parser.ParseFile(name, []byte(text), &parser.Options{Macros: macros, Types: lib.TypeNames(libs)})
 		errs = append(errs, perrs...)
 		n := 0
 		if prog != nil {
@@ -191,12 +196,14 @@ func (d *driver) compile(macros map[string]string) (*check.Info, []string, bool)
 		return nil, nil, false
 	}
 	d.reg = providers.New()
-	info, cerrs := check.Check(progs, check.Config{
+	libProgs := d.libPrograms(libs)
+	info, cerrs := check.Check(append(libProgs, progs...), check.Config{
 		Resolver:    d.reg,
 		Macros:      macros,
 		ZeroMatches: d.cfg.zero || d.cfg.list,
 		Destructive: d.cfg.destruct,
 		StrSize:     d.opts.strsize,
+		StackFrames: d.opts.stackframes, UStackFrames: d.opts.ustackframes,
 	})
 	if len(cerrs) > 0 {
 		d.report(cerrs)
@@ -208,10 +215,11 @@ func (d *driver) compile(macros map[string]string) (*check.Info, []string, bool)
 			return nil, nil, false
 		}
 	}
-	if d.opts.strsize != 256 && len(info.Options) > 0 {
-		// strsize from a pragma changes string types: check again.
-		info, cerrs = check.Check(progs, check.Config{Resolver: d.reg, Macros: macros,
-			ZeroMatches: d.cfg.zero || d.cfg.list, Destructive: d.cfg.destruct, StrSize: d.opts.strsize})
+	if len(info.Options) > 0 && (d.opts.strsize != 256 || d.opts.stackframes != 0 || d.opts.ustackframes != 0) {
+		// strsize and the stack depths from a pragma change types: check again.
+		info, cerrs = check.Check(append(libProgs, progs...), check.Config{Resolver: d.reg, Macros: macros,
+			ZeroMatches: d.cfg.zero || d.cfg.list, Destructive: d.cfg.destruct, StrSize: d.opts.strsize,
+			StackFrames: d.opts.stackframes, UStackFrames: d.opts.ustackframes})
 		if len(cerrs) > 0 {
 			d.report(cerrs)
 			return nil, nil, false

@@ -15,6 +15,8 @@ type options struct {
 	strsize       int
 	quiet         bool
 	switchrate    time.Duration
+	stackframes   int    // default stack() depth, 0 for the default
+	ustackframes  int    // default ustack() depth
 	evaltime      string // -c: where the command is held while probes are placed ("" = as needed)
 	aggrate       time.Duration
 	aggsortkey    bool
@@ -128,9 +130,19 @@ func (o *options) set(name, val string) error {
 		default:
 			err = fmt.Errorf("evaltime must be exec, preinit, postinit or main")
 		}
+	case "stackframes", "ustackframes":
+		var n int
+		if n, err = strconv.Atoi(val); err == nil && (n < 1 || n > 127) {
+			err = fmt.Errorf("must be between 1 and 127")
+		}
+		if name == "stackframes" {
+			o.stackframes = n
+		} else {
+			o.ustackframes = n
+		}
 	case "nspec", "specsize", "cleanrate", "cpu", "defaultargs", "destructive", "flowindent",
-		"grabanon", "jstackframes", "jstackstrsize", "nolibs", "rawbytes", "stackframes",
-		"stackindent", "statusrate", "ustackframes", "zdefs", "bufpolicy", "bufresize", "dynvarrate", "aggpercpu", "encoding":
+		"grabanon", "jstackframes", "jstackstrsize", "libdir", "nolibs", "rawbytes",
+		"stackindent", "statusrate", "zdefs", "bufpolicy", "bufresize", "dynvarrate", "aggpercpu", "encoding":
 		// accepted
 	default:
 		return fmt.Errorf("unknown option")

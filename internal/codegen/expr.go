@@ -97,12 +97,27 @@ func (g *gen) expr(e ast.Expr) {
 		g.callInt(x)
 	case *ast.SelectorExpr:
 		g.memberInt(x)
+	case *ast.XlateExpr:
+		if xl := g.info.Xlates[x]; xl != nil {
+			g.xlValue(x, xl) // xlate.go
+			return
+		}
+		g.errorf(x.Pos(), "untranslated xlate expression")
 	default:
 		g.errorf(e.Pos(), "expression not supported here")
 	}
 }
 
 func (g *gen) ident(x *ast.Ident) {
+	if g.xlParam(x) {
+		return // a translator's parameter (xlate.go)
+	}
+	if in := g.info.Inlines[x]; in != nil {
+		// an inline that is not a constant: its value, in place
+		g.expr(in.Value)
+		g.normalize(asm.R0, g.typeOf(x))
+		return
+	}
 	if bv := g.info.Builtins[x]; bv != nil {
 		g.builtin(bv, x.Pos())
 		return
@@ -169,6 +184,10 @@ func (g *gen) builtin(bv *check.BuiltinVar, pos token.Pos) {
 
 func (g *gen) indexExpr(x *ast.IndexExpr) {
 	if id, ok := ast.Unparen(x.X).(*ast.Ident); ok && g.info.Builtins[id] != nil && g.info.Builtins[id].ID == check.BArgs {
+		if xl := g.info.Xlates[x]; xl != nil {
+			g.xlValue(x, xl) // xlate.go: a translated argument
+			return
+		}
 		n, _ := g.info.Consts[x.Indices[0]]
 		g.needs.Args[n.Int] = true
 		g.emit(asm.LoadMem(asm.R0, rS, int16(provider.CtxArg0+8*int(n.Int)), asm.DWord))
@@ -196,15 +215,9 @@ func (g *gen) indexExpr(x *ast.IndexExpr) {
 			return
 		}
 	}
-	// pointer subscript: *(p + i)
-	t := g.typeOf(x)
-	g.expr(x.X)
-	s := g.push()
-	g.expr(x.Indices[0])
-	g.emit(asm.Mul.Imm(asm.R0, int32(max(t.Size, 1))))
-	g.pop(asm.R1, s)
-	g.emit(asm.Add.Reg(asm.R0, asm.R1))
-	g.deref(t, g.typeOf(x.X).User, x.Pos())
+	// pointer or array subscript: *(p + i)
+	user := g.lvalAddr(x) // xlate.go
+	g.deref(g.typeOf(x), user, x.Pos())
 }
 
 // deref loads a value of type t from the address in R0.
@@ -255,6 +268,8 @@ func (g *gen) unary(x *ast.UnaryExpr) {
 		g.emit(asm.Mov.Reg(asm.R0, asm.R0).WithSymbol(end))
 	case token.INC, token.DEC:
 		g.incdec(x.X, x.Op, false)
+	case token.AND:
+		g.lvalAddr(x.X) // xlate.go
 	case token.MUL:
 		pt := g.typeOf(x.X)
 		g.expr(x.X)

@@ -105,6 +105,7 @@ type gen struct {
 	errs    []error
 	action  int
 	strBack map[ast.Expr]bool // strings strInto has asked strExpr to place
+	xl      xlState           // translator parameters bound (xlate.go)
 }
 
 type assocMap struct {
@@ -226,11 +227,16 @@ func stackDepth(t *check.Type) int {
 	return 20
 }
 
+// kstackSlack is room for the frames of the tracer itself (the BPF
+// program, the tracepoint glue) at the top of a kernel stack: the consumer
+// drops them and keeps the depth asked for.
+const kstackSlack = 8
+
 func stackFieldSize(t *check.Type) int {
 	if t.User {
 		return 16 + 8*stackDepth(t)
 	}
-	return 8 + 8*stackDepth(t)
+	return 8 + 8*(stackDepth(t)+kstackSlack)
 }
 
 // build generates every program once.
@@ -530,9 +536,9 @@ func usesSelf(info *check.Info, pc *ast.ProbeClause) bool {
 		return !found
 	}
 	if pc.Pred != nil {
-		ast.Inspect(pc.Pred, visit)
+		inspectDeep(info, pc.Pred, visit) // xlate.go: inlines and translators too
 	}
-	walkStmts(pc.Body, func(e ast.Expr) { ast.Inspect(e, visit) })
+	walkStmts(pc.Body, func(e ast.Expr) { inspectDeep(info, e, visit) })
 	return found
 }
 

@@ -20,6 +20,9 @@ import (
 
 // memberInt loads an integer member into R0.
 func (g *gen) memberInt(x *ast.SelectorExpr) {
+	if g.declMemberInt(x) {
+		return // xlate.go: declared structs and translations
+	}
 	m := g.info.Members[x]
 	if m == nil || m.Kind != provider.MemberInt {
 		g.errorf(x.Pos(), "member %s cannot be used as an integer", x.Sel)

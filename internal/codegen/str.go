@@ -127,6 +127,9 @@ func (g *gen) strInto(e ast.Expr, off, n int) {
 		g.probeStrInto(t.Repr, off, n)
 		return
 	}
+	if g.declStrInto(e, off, n) {
+		return // xlate.go: declared structs and translations
+	}
 	switch x := ast.Unparen(e).(type) {
 	case *ast.SelectorExpr:
 		if m := g.info.Members[x]; m != nil {

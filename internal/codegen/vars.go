@@ -284,7 +284,7 @@ func (g *gen) stackInto(e ast.Expr, f plan.Field, off int) {
 		asm.Mov.Reg(asm.R1, provider.RegCtx),
 		asm.Mov.Reg(asm.R2, rS),
 		asm.Add.Imm(asm.R2, int32(buf)),
-		asm.Mov.Imm(asm.R3, int32(8*f.Depth)),
+		asm.Mov.Imm(asm.R3, int32(f.Size-(buf-off))),
 		asm.Mov.Imm(asm.R4, flags),
 		asm.FnGetStack.Call(),
 	)

@@ -322,7 +322,7 @@ func (c *Consumer) decode(f plan.Field, b []byte, off int) value.Value {
 		n := int(u64(b, off))
 		var frames []string
 		var pcs []uint64
-		for i := 0; i < n && i < f.Depth; i++ {
+		for i := 0; i < n && 8+8*i < f.Size && len(pcs) < f.Depth; i++ {
 			pc := u64(b, off+8+8*i)
 			if len(pcs) == 0 && tracerFrame(pc) {
 				continue // the BPF program and the tracepoint glue
@@ -400,8 +400,7 @@ func userSymKind(k value.Kind, pid int, a uint64) string {
 // its exit by its tracer, mappings intact), so that its user addresses can
 // be named once it is gone.
 func LastLook(pid int) {
-	users.Forget(pid)
-	users.Snapshot(pid)
+	users.Refresh(pid)
 }
 
 // Watch adds a process ($target) whose address space WatchProcesses keeps
@@ -420,8 +419,7 @@ func (c *Consumer) WatchProcesses() {
 	for _, pid := range c.targets {
 		// the target maps libraries as it runs: read its maps afresh
 		if syscall.Kill(pid, 0) == nil {
-			users.Forget(pid)
-			users.Snapshot(pid)
+			users.Refresh(pid)
 		}
 	}
 	for _, a := range c.p.Aggs {

@@ -130,6 +130,29 @@ func (u *Users) Snapshot(pid int) error {
 	return nil
 }
 
+// Refresh reads the mappings of a live process pid again (it may have
+// loaded libraries since the last look), keeping what was known when the
+// process can no longer be read or maps nothing: a zombie, or a process
+// past its exit, has an empty address space, and replacing the last good
+// snapshot with it would leave its addresses unnamed.
+func (u *Users) Refresh(pid int) error {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.init()
+	old := u.procs[pid]
+	np, err := u.readProc(pid, old)
+	if err != nil || (len(np.maps) == 0 && old != nil && len(old.maps) > 0) {
+		if old == nil {
+			return err
+		}
+		return nil
+	}
+	now := u.now()
+	np.readAt, np.checked = now, now
+	u.procs[pid] = np
+	return nil
+}
+
 // Forget drops what is known of process pid.
 func (u *Users) Forget(pid int) {
 	u.mu.Lock()

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -139,6 +140,42 @@ func TestProcessExited(t *testing.T) {
 	}
 	var v Users
 	checkTarget(t, &v, q.pid(), addr, "deleted")
+}
+
+// TestRefreshZombie checks that reading a zombie again (its address space
+// is empty, but kill(pid, 0) still succeeds) keeps what was known of it:
+// the consumer refreshes live targets as it polls, and a -c command it
+// holds at exit is such a zombie until reaped.
+func TestRefreshZombie(t *testing.T) {
+	dir := t.TempDir()
+	prog := compile(t, "gcc", dir, "prog.c", progC, "prog", "-fPIE", "-pie")
+	p := start(t, prog)
+	addr := p.addrs(t)[0]
+	var u Users
+	if err := u.Refresh(p.pid()); err != nil {
+		t.Fatal(err)
+	}
+	// Kill it without reaping: a zombie.
+	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; ; i++ {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.pid()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:])); f[0] == "Z" {
+			break
+		}
+		if i == 1000 {
+			t.Fatal("child did not become a zombie")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if err := u.Refresh(p.pid()); err != nil {
+		t.Errorf("Refresh of a zombie: %v", err)
+	}
+	checkTarget(t, &u, p.pid(), addr, "prog")
 }
 
 // TestUnknownProcess checks the output for a process that cannot be read.

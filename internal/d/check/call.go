@@ -315,6 +315,11 @@ func (c *checker) subr(x *ast.CallExpr, b *Builtin) *Type {
 		if len(x.Args) > 1 {
 			c.argConst(x, 1)
 		}
+		if depth == 0 && b.Name == "stack" {
+			depth = int64(c.cfg.StackFrames)
+		} else if depth == 0 {
+			depth = int64(c.cfg.UStackFrames)
+		}
 		return &Type{Kind: Stack, Size: 8, User: b.Name != "stack", Depth: int(depth), Name: b.Name + "()"}
 	case "sym", "func":
 		c.argInt(x, 0)

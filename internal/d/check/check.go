@@ -34,6 +34,10 @@ type Config struct {
 	ZeroMatches bool              // -Z: a description matching nothing is not an error
 	Destructive bool              // -w
 	StrSize     int               // strsize option
+	// StackFrames and UStackFrames are the stackframes and ustackframes
+	// options: the depth of stack() and ustack() without one (0: the
+	// default).
+	StackFrames, UStackFrames int
 }
 
 // VarScope says where a variable lives.
@@ -101,6 +105,19 @@ type Info struct {
 	// Members are the provider structure members that selector
 	// expressions on probe arguments read.
 	Members map[*ast.SelectorExpr]*provider.Member
+	// Declared types and translators (decl.go): Fields are the members
+	// of declared structs that selector expressions read from memory;
+	// Xlates the translations (xlate expressions and translated args[i]);
+	// XMembers the members of translations; Params the references to
+	// translator parameters in translator members.
+	Fields      map[*ast.SelectorExpr]*Field
+	Xlates      map[ast.Expr]*Xlation
+	XMembers    map[*ast.SelectorExpr]*XMember
+	Params      map[*ast.Ident]*Translator
+	Translators []*Translator
+	// Inlines are the references to inlines (whose values code
+	// generation compiles in place unless they are constants).
+	Inlines map[*ast.Ident]*ast.InlineDecl
 }
 
 // Option is a #pragma D option.
@@ -131,6 +148,7 @@ type checker struct {
 	// a value is checked once, not once per use of every inline using it.
 	inlining map[*ast.InlineDecl]bool
 	inlined  map[*ast.InlineDecl]*Type
+	dcl      *declState // declared types and translators (decl.go)
 }
 
 // Check checks prog. Errors are returned sorted; Info is usable as far as
@@ -148,6 +166,11 @@ func Check(progs []*ast.Program, cfg Config) (*Info, diag.List) {
 			Calls:    map[*ast.CallExpr]*Builtin{},
 			Builtins: map[*ast.Ident]*BuiltinVar{},
 			Members:  map[*ast.SelectorExpr]*provider.Member{},
+			Fields:   map[*ast.SelectorExpr]*Field{},
+			Xlates:   map[ast.Expr]*Xlation{},
+			XMembers: map[*ast.SelectorExpr]*XMember{},
+			Params:   map[*ast.Ident]*Translator{},
+			Inlines:  map[*ast.Ident]*ast.InlineDecl{},
 		},
 		vars:     map[string]*Var{},
 		inlines:  map[string]*ast.InlineDecl{},
@@ -162,6 +185,7 @@ func Check(progs []*ast.Program, cfg Config) (*Info, diag.List) {
 	for pass := 0; pass < 2; pass++ {
 		c.final = pass == 1
 		c.inlined = map[*ast.InlineDecl]*Type{}
+		c.checkTranslators()
 		idx := 0
 		for _, p := range progs {
 			for _, d := range p.Decls {
@@ -195,11 +219,11 @@ func (c *checker) collectDecls(p *ast.Program) {
 			c.inlines[d.Name] = d
 		case *ast.VarDecl:
 			c.declVar(d)
-		case *ast.TypedefDecl:
-			c.types[d.Name] = c.resolveType(d.Type)
+		case *ast.StructDecl, *ast.EnumDecl, *ast.TypedefDecl, *ast.TranslatorDecl:
+			c.collectDecl(d) // decl.go
 		case *ast.BadDecl, *ast.ProbeClause:
-		case *ast.StructDecl, *ast.EnumDecl, *ast.TranslatorDecl, *ast.ProviderDecl:
-			// Accepted; used by the USDT toolchain and translators.
+		case *ast.ProviderDecl:
+			// Accepted; used by the USDT toolchain.
 		}
 	}
 }
@@ -211,7 +235,9 @@ func (c *checker) pragma(d *ast.PragmaDecl) {
 			name, val, _ := strings.Cut(a, "=")
 			c.info.Options = append(c.info.Options, Option{Name: name, Value: val, Pos: d.PragmaPos})
 		}
-	case "depends_on", "attributes", "binding", "ident", "line", "error", "":
+	case "depends_on":
+		c.dependsOn(d) // decl.go
+	case "attributes", "binding", "ident", "line", "error", "":
 	default:
 		c.errs.Add(d.PragmaPos, "D_PRAGMA_INVAL", "invalid control directive: #pragma D %s", d.Kind)
 	}
@@ -235,28 +261,6 @@ func (c *checker) declVar(d *ast.VarDecl) {
 			v.Keys = append(v.Keys, c.resolveType(kt))
 		}
 	}
-}
-
-func (c *checker) resolveType(tn *ast.TypeName) *Type {
-	if tn == nil {
-		return TLong
-	}
-	spelled := strings.Join(tn.Words, " ")
-	if tn.Tag != "" {
-		spelled = tn.Tag + " " + spelled
-	}
-	var t *Type
-	if td, ok := c.types[spelled]; ok && tn.Tag == "" {
-		t = td
-	} else if spelled == "string" {
-		t = StringType(c.cfg.StrSize)
-	} else {
-		t = ParseCType(spelled)
-	}
-	for i := 0; i < tn.Stars; i++ {
-		t = &Type{Kind: Pointer, Size: 8, Elem: t, Name: t.String() + " *", User: tn.Userland}
-	}
-	return t
 }
 
 func scopePrefix(s VarScope) string {
@@ -349,6 +353,10 @@ func (c *checker) matchProbes(cl *Clause) {
 	for i, p := range cl.Probes {
 		var ts []*Type
 		for _, a := range p.Args {
+			if ax := c.xlatedArg(cl, i, len(ts), a); ax != nil {
+				ts = append(ts, ax.t) // decl.go
+				continue
+			}
 			at := a.XType
 			if at == "" {
 				at = a.Type
@@ -377,6 +385,7 @@ func (c *checker) matchProbes(cl *Clause) {
 			break
 		}
 	}
+	c.xargsAgree(cl)
 }
 
 // subjectAndRecord sets the clause's Subject and Record from its probes.
@@ -405,7 +414,7 @@ func structPtr(s *provider.Struct) *Type {
 }
 
 func (c *checker) argType(s string) *Type {
-	t := ParseCType(s)
+	t := c.typeFromString(s)
 	if t.Kind == Pointer && t.Elem.Kind == Int && t.Elem.Size == 1 {
 		// char * arguments stay addresses: copyinstr() reads them.
 		return t

@@ -78,12 +78,9 @@ func (c *checker) expr1(e ast.Expr) *Type {
 		}
 		return StringType(c.cfg.StrSize)
 	case *ast.OffsetofExpr:
-		c.errorf(x.OffsetofPos, "D_OFFSETOF_TYPE", "offsetof operand must be a struct or union type")
-		return nil
+		return c.offsetof(x) // decl.go
 	case *ast.XlateExpr:
-		c.expr(x.X)
-		c.errorf(x.XlatePos, "D_XLATE_NONE", "translator does not exist: %s", typeNameString(x.Type))
-		return nil
+		return c.xlate(x) // decl.go
 	}
 	return nil
 }
@@ -93,23 +90,6 @@ func arrow(a bool) string {
 		return "->"
 	}
 	return "."
-}
-
-func typeNameString(tn *ast.TypeName) string {
-	s := ""
-	if tn.Tag != "" {
-		s = tn.Tag + " "
-	}
-	for i, w := range tn.Words {
-		if i > 0 {
-			s += " "
-		}
-		s += w
-	}
-	for i := 0; i < tn.Stars; i++ {
-		s += " *"
-	}
-	return s
 }
 
 func (c *checker) intLit(x *ast.IntLit) *Type {
@@ -150,6 +130,9 @@ func (c *checker) macroVar(x *ast.MacroVar) *Type {
 }
 
 func (c *checker) ident(x *ast.Ident) *Type {
+	if t, ok := c.xlParam(x); ok {
+		return t // a translator's parameter (decl.go)
+	}
 	if bv := LookupBuiltinVar(x.Name); bv != nil {
 		if bv.ID == BArgs {
 			c.errorf(x.NamePos, "D_ARGS_IDX", "args[] must be subscripted")
@@ -159,6 +142,7 @@ func (c *checker) ident(x *ast.Ident) *Type {
 		return bv.Type
 	}
 	if in, ok := c.inlines[x.Name]; ok {
+		c.info.Inlines[x] = in
 		t, done := c.inlined[in]
 		if !done {
 			if c.inlining[in] {
@@ -255,8 +239,7 @@ func (c *checker) unary(x *ast.UnaryExpr) *Type {
 		}
 		return t.Elem
 	case token.AND:
-		c.errorf(x.OpPos, "D_ADDROF_VAR", "cannot take address of dynamic variable")
-		return nil
+		return c.addrOf(x, t) // decl.go
 	}
 	return nil
 }
@@ -426,6 +409,9 @@ func (c *checker) sizeof(x *ast.SizeofExpr) *Type {
 		if t.Kind == Pointer {
 			sz = 8
 		}
+		if at := c.charArrayMember(x.X); at != nil {
+			sz = at.Size // decl.go: a char array member, not the string it reads as
+		}
 		c.info.Consts[x] = Const{Int: int64(sz)}
 	}
 	return &Type{Kind: Int, Size: 8, Name: "size_t"}
@@ -463,6 +449,7 @@ func (c *checker) index(x *ast.IndexExpr) *Type {
 	if t == nil {
 		return nil
 	}
+	t = c.indexBase(x.X, t) // decl.go: char array members
 	if t.Kind != Pointer && t.Kind != Array {
 		c.errorf(x.Lbrack, "D_IDX_NONPTR", "[ ] may not be applied to a non-pointer, non-array expression")
 		return nil
@@ -506,7 +493,7 @@ func (c *checker) argsIndex(x *ast.IndexExpr, id *ast.Ident) *Type {
 		c.errorf(x.Indices[0].Pos(), "D_ARGS_IDX", "args[%d] is beyond the 10 arguments sonde records", n)
 		return nil
 	}
-	return cl.Args[n]
+	return c.argXlated(x, cl, int(n)) // decl.go: translated arguments
 }
 
 // keys checks the key tuple of an associative array reference.
@@ -628,6 +615,9 @@ func (c *checker) selector(x *ast.SelectorExpr) *Type {
 	}
 	if t == nil {
 		return nil
+	}
+	if dt, ok := c.declSelector(x, t); ok {
+		return dt // decl.go: declared structs and translations
 	}
 	st := t
 	if x.Arrow {

@@ -61,13 +61,19 @@ type Type struct {
 	SymK   SymKind // Sym
 	Fields []*Field
 	Src    *provider.Struct // Struct: a provider's structure, read in place
+	// Align is a declared struct's or union's alignment in bytes; 0 while
+	// it is only a forward declaration (incomplete). See decl.go.
+	Align int
+	Union bool // Struct: a union
 }
 
 // Field is a struct member.
 type Field struct {
 	Name   string
 	Type   *Type
-	Offset int
+	Offset int // bytes from the start of the struct (of the storage unit, for a bit-field)
+	Bits   int // bit-field width, 0 when the member is not a bit-field
+	BitOff int // bit-field: bits from the start of its storage unit
 }
 
 // Common types.

@@ -33,6 +33,9 @@ type Options struct {
 	// expressions, $N stays an *ast.MacroVar node (the checker resolves
 	// it).
 	Macros map[string]string
+	// Types are typedef names declared before the source (by the D
+	// libraries loaded with it), which it may use as type names.
+	Types []string
 }
 
 // ParseFile parses the D program src, reporting positions in filename. It
@@ -95,6 +98,9 @@ func newParser(filename string, src []byte, opts *Options) *parser {
 	p := &parser{file: filename, types: make(map[string]bool)}
 	if opts != nil {
 		p.macros = opts.Macros
+		for _, t := range opts.Types {
+			p.types[t] = true
+		}
 	}
 	p.sc.Init(filename, src, p.scanError, p.pragma)
 	return p

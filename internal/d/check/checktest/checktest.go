@@ -55,6 +55,18 @@ func newResolver() *resolver {
 		sys(9, 2, "open", "return", args("long", "long")),
 		prof(100, "profile-997", 1000000000/997, true),
 		prof(101, "tick-1sec", 1e9, false),
+		// A probe whose provider translates its arguments, as USDT
+		// probes with a translated argument list do (provider xlt {
+		// probe req(struct req *, char *, int, uint16_t) :
+		// (reqinfo_t *, string, int64_t, conn_t *); }): the test programs
+		// declare struct req, reqinfo_t and the translator.
+		{ID: 200, Provider: "xlt", Name: "req", Owner: dt, Hook: provider.Hook{Kind: provider.HookRun, Name: "xlt"},
+			Args: []provider.Arg{
+				{Type: "struct req *", XType: "reqinfo_t *", Native: 0},
+				{Type: "char *", XType: "string", Native: 1},
+				{Type: "uint16_t", XType: "int64_t", Native: 3},
+				{Type: "struct req *", XType: "conn_t *", Native: 0},
+			}},
 	}}
 }
 

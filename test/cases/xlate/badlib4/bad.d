@@ -1,0 +1,3 @@
+typedef struct broken {
+	int x
+} broken_t;

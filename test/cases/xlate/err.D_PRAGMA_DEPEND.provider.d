@@ -1,0 +1,3 @@
+/* A program that requires a provider without probes. */
+#pragma D depends_on provider nosuchprovider
+BEGIN { exit(0); }

@@ -1,0 +1,2 @@
+/* found through -x libdir */
+inline int EXTRA = 42;
