@@ -96,6 +96,8 @@ type driver struct {
 	// onChildExit runs as -c's command exits, its address space intact.
 	onChildExit func(pid int)
 	reg         *providers.Registry
+	// late follows the libraries the target loads later (late.go).
+	late *late
 	// perSource counts the probe clauses of each source
 	perSource []int
 }
@@ -197,14 +199,15 @@ func (d *driver) compile(macros map[string]string) (*check.Info, []string, bool)
 	}
 	d.reg = providers.New()
 	libProgs := d.libPrograms(libs)
-	info, cerrs := check.Check(append(libProgs, progs...), check.Config{
+	cfg := check.Config{
 		Resolver:    d.reg,
 		Macros:      macros,
 		ZeroMatches: d.cfg.zero || d.cfg.list,
 		Destructive: d.cfg.destruct,
 		StrSize:     d.opts.strsize,
 		StackFrames: d.opts.stackframes, UStackFrames: d.opts.ustackframes,
-	})
+	}
+	info, cerrs := check.Check(append(libProgs, progs...), cfg)
 	if len(cerrs) > 0 {
 		d.report(cerrs)
 		return nil, nil, false
@@ -217,13 +220,16 @@ func (d *driver) compile(macros map[string]string) (*check.Info, []string, bool)
 	}
 	if len(info.Options) > 0 && (d.opts.strsize != 256 || d.opts.stackframes != 0 || d.opts.ustackframes != 0) {
 		// strsize and the stack depths from a pragma change types: check again.
-		info, cerrs = check.Check(append(libProgs, progs...), check.Config{Resolver: d.reg, Macros: macros,
-			ZeroMatches: d.cfg.zero || d.cfg.list, Destructive: d.cfg.destruct, StrSize: d.opts.strsize,
-			StackFrames: d.opts.stackframes, UStackFrames: d.opts.ustackframes})
+		cfg.StrSize, cfg.StackFrames, cfg.UStackFrames = d.opts.strsize, d.opts.stackframes, d.opts.ustackframes
+		info, cerrs = check.Check(append(libProgs, progs...), cfg)
 		if len(cerrs) > 0 {
 			d.report(cerrs)
 			return nil, nil, false
 		}
+	}
+	if userProbes(progs) {
+		cfg.ZeroMatches = true // a library loaded later may have none yet
+		d.late = &late{progs: append(libProgs, progs...), cfg: cfg}
 	}
 	return info, descs, true
 }
@@ -274,6 +280,14 @@ func (d *driver) evalTime(progs []*ast.Program) string {
 	if d.opts.evaltime != "" {
 		return d.opts.evaltime
 	}
+	if userProbes(progs) {
+		return "postinit"
+	}
+	return "exec"
+}
+
+// userProbes says whether progs have pid or USDT probe descriptions.
+func userProbes(progs []*ast.Program) bool {
 	pidp, usdtp := &pid.Provider{}, &usdtprov.Provider{}
 	for _, prog := range progs {
 		for _, decl := range prog.Decls {
@@ -281,13 +295,13 @@ func (d *driver) evalTime(progs []*ast.Program) string {
 				for _, pd := range c.Probes {
 					d := provider.Desc{Provider: pd.Provider, Module: pd.Module, Function: pd.Function, Name: pd.Name}
 					if pidp.Serves(d) || usdtp.Serves(d) {
-						return "postinit"
+						return true
 					}
 				}
 			}
 		}
 	}
-	return "exec"
+	return false
 }
 
 func (d *driver) report(errs diag.List) {
@@ -390,8 +404,10 @@ func (d *driver) trace(macros map[string]string) int {
 	if d.cfg.list {
 		return d.listProbes(info)
 	}
-	p, err := codegen.Generate(info, codegen.Options{StrSize: d.opts.strsize, RingSize: d.opts.bufsize,
-		AggEntries: d.opts.aggEntries, DynEntries: d.opts.dynEntries, Destructive: d.cfg.destruct})
+	gen := codegen.Options{StrSize: d.opts.strsize, RingSize: d.opts.bufsize,
+		AggEntries: d.opts.aggEntries, DynEntries: d.opts.dynEntries, Destructive: d.cfg.destruct,
+		FullScratch: d.late != nil}
+	p, err := codegen.Generate(info, gen)
 	if err != nil {
 		var ce *codegen.Error
 		if errors.As(err, &ce) {
@@ -416,7 +432,7 @@ func (d *driver) trace(macros map[string]string) int {
 	}
 	phase("loaded")
 	defer func() { sess.Close(); phase("closed") }()
-	d.reportUnplaced(sess.Unplaced)
+	d.reportUnplaced(sess.TakeUnplaced())
 	counts := matchCounts(info, d.perSource)
 	if !d.opts.quiet {
 		for i, desc := range descs {
@@ -424,7 +440,7 @@ func (d *driver) trace(macros map[string]string) int {
 			warnf(d.stderr, "%s matched %d probe%s", desc, n, plural(n))
 		}
 	}
-	return d.consume(sess, p)
+	return d.consume(sess, p, gen)
 }
 
 // matchCounts counts the probes each source's clauses enable (clauses are
@@ -451,7 +467,7 @@ func plural(n int) string {
 
 // consume runs BEGIN, reads records until exit(), a signal or the end of
 // the traced process, then runs END and prints the aggregations.
-func (d *driver) consume(sess *runtime.Session, p *plan.Plan) int {
+func (d *driver) consume(sess *runtime.Session, p *plan.Plan, gen codegen.Options) int {
 	c, err := consume.New(sess, d.out, consume.Options{
 		Quiet: d.opts.quiet, JSON: d.cfg.json, Folded: d.cfg.folded, Warn: d.stderr,
 		Agg:   format.AggOpts{SortKey: d.opts.aggsortkey, SortRev: d.opts.aggsortrev, SortPos: d.opts.aggsortpos, SortKeyPos: d.opts.aggsortkeypos},
@@ -480,8 +496,12 @@ func (d *driver) consume(sess *runtime.Session, p *plan.Plan) int {
 	if d.child != nil {
 		c.Watch(d.child.Process.Pid)
 		d.onChildExit = consume.LastLook
+		d.startLate(d.child.Process.Pid, gen)
 	} else if d.cfg.pid != 0 {
 		c.Watch(d.cfg.pid)
+		d.startLate(d.cfg.pid, gen)
+	} else {
+		d.late = nil
 	}
 	childDone := d.releaseChild()
 	pidDone := d.watchPid()
@@ -493,6 +513,7 @@ func (d *driver) consume(sess *runtime.Session, p *plan.Plan) int {
 			break
 		}
 		c.WatchProcesses()
+		d.followLate(sess)
 		if time.Since(lastStat) > time.Second {
 			c.Stats()
 			lastStat = time.Now()

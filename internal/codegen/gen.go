@@ -35,6 +35,11 @@ type Options struct {
 	DynEntries  int // max entries of associative arrays
 	RingSize    int // bytes, power of two
 	Destructive bool
+	// FullScratch sizes the scratch map for the largest program there can
+	// be, not for this one: a plan generated again later (a traced process
+	// loaded a library, and clauses that had no probes now have some) can
+	// then run with the maps of this one.
+	FullScratch bool
 }
 
 const (
@@ -364,6 +369,9 @@ func (g *gen) mapSpecs() []*ebpf.MapSpec {
 	scratch := g.zeroBase + g.maxZero
 	if scratch < provider.CtxSize {
 		scratch = provider.CtxSize
+	}
+	if g.opts.FullScratch {
+		scratch = maxScratch
 	}
 	specs := []*ebpf.MapSpec{
 		{Name: plan.MapScratch, Type: ebpf.PerCPUArray, KeySize: 4, ValueSize: uint32(roundUp(scratch, 8)), MaxEntries: 1},

@@ -33,6 +33,10 @@ type Session struct {
 	fds   []int
 	// Unplaced are the uprobe sites the kernel would not probe.
 	Unplaced []Unplaced
+	// placed are the uprobe sites attached, by site and cookie.
+	placed  map[site]bool
+	kspec   *btf.Spec
+	verbose bool
 }
 
 // Options for Load.
@@ -90,34 +94,43 @@ func Load(p *plan.Plan, opts *Options) (_ *Session, err error) {
 	if err := s.initGlobals(); err != nil {
 		return nil, err
 	}
-	var kspec *btf.Spec
+	s.verbose = opts.Verbose
 	for _, pr := range p.Programs {
-		insns := append(asm.Instructions(nil), pr.Insns...)
-		if err := patchOffsets(insns, &kspec); err != nil {
+		prog, err := s.load(p, pr)
+		if err != nil {
 			return nil, err
 		}
-		for name, m := range s.Maps {
-			if err := insns.AssociateMap(name, m); err != nil && !isUnreferenced(err) {
-				return nil, fmt.Errorf("program %s: map %s: %w", pr.Name, name, err)
-			}
-		}
-		spec := &ebpf.ProgramSpec{Name: pr.Name, Type: pr.Type, Instructions: insns, License: "GPL"}
-		if pr.Hook.Kind == provider.HookBTFTP {
-			spec.AttachType, spec.AttachTo = ebpf.AttachTraceRawTp, pr.Hook.Name
-		}
-		if pr.Hook.Kind == provider.HookUprobe && uprobeMulti() {
-			spec.AttachType = ebpf.AttachTraceUprobeMulti
-		}
-		prog, err := ebpf.NewProgramWithOptions(spec, ebpf.ProgramOptions{LogDisabled: false})
-		if err != nil {
-			return nil, verifierError(p, pr, err, opts.Verbose)
-		}
-		s.progs = append(s.progs, prog)
 		if err := s.attach(pr, prog); err != nil {
 			return nil, err
 		}
 	}
 	return s, nil
+}
+
+// load loads one program of p with the session's maps.
+func (s *Session) load(p *plan.Plan, pr *plan.Program) (*ebpf.Program, error) {
+	insns := append(asm.Instructions(nil), pr.Insns...)
+	if err := patchOffsets(insns, &s.kspec); err != nil {
+		return nil, err
+	}
+	for name, m := range s.Maps {
+		if err := insns.AssociateMap(name, m); err != nil && !isUnreferenced(err) {
+			return nil, fmt.Errorf("program %s: map %s: %w", pr.Name, name, err)
+		}
+	}
+	spec := &ebpf.ProgramSpec{Name: pr.Name, Type: pr.Type, Instructions: insns, License: "GPL"}
+	if pr.Hook.Kind == provider.HookBTFTP {
+		spec.AttachType, spec.AttachTo = ebpf.AttachTraceRawTp, pr.Hook.Name
+	}
+	if pr.Hook.Kind == provider.HookUprobe && uprobeMulti() {
+		spec.AttachType = ebpf.AttachTraceUprobeMulti
+	}
+	prog, err := ebpf.NewProgramWithOptions(spec, ebpf.ProgramOptions{LogDisabled: false})
+	if err != nil {
+		return nil, verifierError(p, pr, err, s.verbose)
+	}
+	s.progs = append(s.progs, prog)
+	return prog, nil
 }
 
 func isUnreferenced(err error) bool {

@@ -63,13 +63,21 @@ func (s *Session) attachUprobes(pr *plan.Program, prog *ebpf.Program) error {
 	}
 	groups := map[group][]site{}
 	var order []group
+	if s.placed == nil {
+		s.placed = map[site]bool{}
+	}
 	for _, p := range pr.Probes {
 		for _, st := range p.Sites {
 			g := group{st.Path, st.PID}
+			x := site{st, uint64(st.Extra)<<32 | uint64(p.ID)}
+			if s.placed[x] {
+				continue
+			}
+			s.placed[x] = true
 			if groups[g] == nil {
 				order = append(order, g)
 			}
-			groups[g] = append(groups[g], site{st, uint64(st.Extra)<<32 | uint64(p.ID)})
+			groups[g] = append(groups[g], x)
 		}
 	}
 	for _, g := range order {
@@ -149,4 +157,79 @@ func uprobeError(path string, pid int, err error) error {
 		}
 	}
 	return fmt.Errorf("placing uprobes in %s: %w", path, err)
+}
+
+// AddUprobes places the uprobe sites of p (a plan compiled again from the
+// same program, now that a traced process has mapped more objects) that
+// the session has not placed yet: each hook with new sites gets its
+// program loaded again, with the session's maps, and attached to those
+// sites only. It returns how many sites were new.
+func (s *Session) AddUprobes(p *plan.Plan) (int, error) {
+	if err := s.sameMaps(p); err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, pr := range p.Programs {
+		if pr.Hook.Kind != provider.HookUprobe {
+			continue
+		}
+		var fresh []*provider.Probe
+		for _, q := range pr.Probes {
+			var sites []provider.Site
+			for _, st := range q.Sites {
+				if !s.placed[site{st, uint64(st.Extra)<<32 | uint64(q.ID)}] {
+					sites = append(sites, st)
+				}
+			}
+			if len(sites) > 0 {
+				c := *q
+				c.Sites = sites
+				fresh = append(fresh, &c)
+			}
+		}
+		if len(fresh) == 0 {
+			continue
+		}
+		prog, err := s.load(p, pr)
+		if err != nil {
+			return n, err
+		}
+		sub := *pr
+		sub.Probes = fresh
+		for _, q := range fresh {
+			n += len(q.Sites)
+		}
+		if err := s.attachUprobes(&sub, prog); err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// sameMaps checks that the programs of p can run with the session's maps:
+// the same maps, of the same shapes (the scratch map may be larger).
+func (s *Session) sameMaps(p *plan.Plan) error {
+	for _, spec := range p.Maps {
+		m := s.Maps[spec.Name]
+		if m == nil {
+			return fmt.Errorf("the program needs a map it did not have (%s)", spec.Name)
+		}
+		info, err := m.Info()
+		if err != nil {
+			return err
+		}
+		size := info.ValueSize == spec.ValueSize ||
+			(spec.Name == plan.MapScratch && info.ValueSize >= spec.ValueSize)
+		if info.Type != spec.Type || info.KeySize != spec.KeySize || !size {
+			return fmt.Errorf("the program's map %s changed shape (%d-byte values, was %d)", spec.Name, spec.ValueSize, info.ValueSize)
+		}
+	}
+	return nil
+}
+
+// TakeUnplaced returns the sites the kernel refused since the last call.
+func (s *Session) TakeUnplaced() []Unplaced {
+	u := s.Unplaced
+	s.Unplaced = nil
+	return u
 }
