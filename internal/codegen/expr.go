@@ -142,7 +142,7 @@ func (g *gen) builtin(bv *check.BuiltinVar, pos token.Pos) {
 		n := int(id - check.BArg0)
 		g.needs.Args[n] = true
 		g.emit(asm.LoadMem(asm.R0, rS, int16(provider.CtxArg0+8*n), asm.DWord))
-	case g.cl != nil && g.cl.Subject != 0 && (id == check.BPid || id == check.BTid || id == check.BPpid || id == check.BCurthread):
+	case g.cl != nil && g.cl.Subject != 0 && (id == check.BPid || id == check.BTid || id == check.BPpid || id == check.BCurthread || id == check.BCurpsinfo || id == check.BCurlwpsinfo):
 		g.subjectBuiltin(id)
 	case id == check.BPid:
 		g.emit(asm.FnGetCurrentPidTgid.Call(), asm.RSh.Imm(asm.R0, 32))
@@ -169,7 +169,7 @@ func (g *gen) builtin(bv *check.BuiltinVar, pos token.Pos) {
 		g.emit(asm.LoadMem(asm.R0, rS, provider.CtxProbeID, asm.DWord))
 	case id == check.BEpid:
 		g.emit(asm.Mov.Imm(asm.R0, int32(g.rec.EPID)))
-	case id == check.BCurthread:
+	case id == check.BCurthread, id == check.BCurpsinfo, id == check.BCurlwpsinfo:
 		g.emit(asm.FnGetCurrentTask.Call())
 	case id == check.BPpid:
 		g.ppid()

@@ -24,6 +24,10 @@ func (g *gen) memberInt(x *ast.SelectorExpr) {
 		return // xlate.go: declared structs and translations
 	}
 	m := g.info.Members[x]
+	if m != nil && m.Task != nil && m.Kind == provider.MemberInt {
+		g.taskMemberInt(m)
+		return
+	}
 	if m == nil || m.Kind != provider.MemberInt {
 		g.errorf(x.Pos(), "member %s cannot be used as an integer", x.Sel)
 		return
@@ -61,6 +65,20 @@ func (g *gen) memberInt(x *ast.SelectorExpr) {
 // memberStrInto writes a string member into scratch[off:off+n].
 func (g *gen) memberStrInto(m *provider.Member, off, n int) {
 	g.zero(off, n)
+	switch {
+	case m.Psargs:
+		g.psargsInto(off, n)
+		return
+	case m.Task != nil:
+		g.taskMemberAddr(m)
+		g.emit(
+			asm.Mov.Reg(asm.R1, rS),
+			asm.Add.Imm(asm.R1, int32(off)),
+			asm.Mov.Imm(asm.R2, int32(min(n, m.Size))),
+			asm.FnProbeReadKernelStr.Call(),
+		)
+		return
+	}
 	switch {
 	case !m.InHook:
 		g.needXlate()
@@ -108,7 +126,7 @@ func (g *gen) subjectTask(r asm.Register) {
 func (g *gen) subjectBuiltin(id check.BuiltinVarID) {
 	g.subjectTask(asm.R3)
 	switch id {
-	case check.BCurthread:
+	case check.BCurthread, check.BCurpsinfo, check.BCurlwpsinfo:
 		g.emit(asm.Mov.Reg(asm.R0, asm.R3))
 	case check.BPid:
 		g.taskField(asm.R3, "tgid", 4)
@@ -215,4 +233,104 @@ func (g *gen) deferredUstack(f plan.Field, off int) {
 		asm.Mov.Imm(asm.R0, int32(f.Depth)),
 		asm.StoreMem(rS, int16(off+8), asm.R0, asm.DWord).WithSymbol(ok),
 	)
+}
+
+// taskMemberAddr leaves in R3 the kernel address of a member of
+// curpsinfo or curlwpsinfo: the fields of m.Task followed from the
+// subject thread's task_struct. A NULL pointer on the way gives the
+// address of a field of NULL, which reads as a fault: zero.
+func (g *gen) taskMemberAddr(m *provider.Member) {
+	g.subjectTask(asm.R3)
+	for i, st := range m.Task {
+		if i < len(m.Task)-1 {
+			g.kernField(asm.R3, st.Struct, st.Field, 8)
+			g.emit(asm.Mov.Reg(asm.R3, asm.R0))
+			continue
+		}
+		g.emit(
+			plan.WithFieldOffset(asm.LoadImm(asm.R1, 0, asm.DWord), st.Struct, st.Field),
+			asm.Add.Reg(asm.R3, asm.R1),
+		)
+	}
+}
+
+// taskMemberInt loads an integer member of curpsinfo or curlwpsinfo.
+func (g *gen) taskMemberInt(m *provider.Member) {
+	g.taskMemberAddr(m)
+	slot := int16(-(g.stack + 8))
+	g.emit(
+		provider.StoreImm64(asm.R10, slot, 0),
+		asm.Mov.Reg(asm.R1, asm.R10),
+		asm.Add.Imm(asm.R1, int32(slot)),
+		asm.Mov.Imm(asm.R2, int32(m.Size)),
+		asm.FnProbeReadKernel.Call(),
+		asm.LoadMem(asm.R0, asm.R10, slot, provider.SizeOf(m.Size)),
+	)
+	if m.Size < 8 {
+		g.normalize(asm.R0, &check.Type{Kind: check.Int, Size: m.Size, Signed: m.Signed})
+	}
+}
+
+// kernField reads size bytes of field path of a kernel structure at the
+// address in r into R0 (0 when the read faults).
+func (g *gen) kernField(r asm.Register, structName, path string, size int) {
+	slot := int16(-(g.stack + 8))
+	g.emit(
+		asm.Mov.Reg(asm.R3, r),
+		plan.WithFieldOffset(asm.LoadImm(asm.R1, 0, asm.DWord), structName, path),
+		asm.Add.Reg(asm.R3, asm.R1),
+		provider.StoreImm64(asm.R10, slot, 0),
+		asm.Mov.Reg(asm.R1, asm.R10),
+		asm.Add.Imm(asm.R1, int32(slot)),
+		asm.Mov.Imm(asm.R2, int32(size)),
+		asm.FnProbeReadKernel.Call(),
+		asm.LoadMem(asm.R0, asm.R10, slot, provider.SizeOf(size)),
+	)
+}
+
+// psargsInto writes curpsinfo->pr_psargs into scratch[off:off+n] (zeroed):
+// the first n-1 bytes of the current process's arguments (mm->arg_start
+// to arg_end), the NULs between them made spaces, as DTrace shows them. A
+// kernel thread has none: the string is empty.
+func (g *gen) psargsInto(off, n int) {
+	if g.cl != nil && g.cl.Subject != 0 {
+		g.errorf(g.cl.Node.Pos(), "curpsinfo->pr_psargs: the arguments of a thread other than the current one cannot be read here")
+		return
+	}
+	end, lenOK := g.label("psargs_end"), g.label("psargs_len")
+	g.stack += 16
+	start, length := int16(-g.stack+8), int16(-g.stack)
+	g.emit(asm.FnGetCurrentTask.Call())
+	g.kernField(asm.R0, "task_struct", "mm", 8)
+	g.emit(asm.JEq.Imm(asm.R0, 0, end), asm.StoreMem(asm.R10, start, asm.R0, asm.DWord))
+	g.kernField(asm.R0, "mm_struct", "arg_end", 8)
+	g.emit(asm.StoreMem(asm.R10, length, asm.R0, asm.DWord), asm.LoadMem(asm.R0, asm.R10, start, asm.DWord))
+	g.kernField(asm.R0, "mm_struct", "arg_start", 8)
+	g.emit(
+		asm.LoadMem(asm.R2, asm.R10, length, asm.DWord),
+		asm.Sub.Reg(asm.R2, asm.R0),
+		asm.JSLE.Imm(asm.R2, 0, end),
+		asm.JLE.Imm(asm.R2, int32(n-1), lenOK),
+		asm.Mov.Imm(asm.R2, int32(n-1)),
+		asm.StoreMem(asm.R10, length, asm.R2, asm.DWord).WithSymbol(lenOK),
+		asm.Mov.Reg(asm.R3, asm.R0),
+		asm.Mov.Reg(asm.R1, rS),
+		asm.Add.Imm(asm.R1, int32(off)),
+		asm.FnProbeReadUser.Call(),
+		asm.JNE.Imm(asm.R0, 0, end),
+		asm.LoadMem(asm.R2, asm.R10, length, asm.DWord),
+	)
+	// NULs before the last byte read separate arguments: spaces.
+	for i := 0; i < n-2; i++ {
+		skip := g.label("psargs_skip")
+		g.emit(
+			asm.JLE.Imm(asm.R2, int32(i+1), end),
+			asm.LoadMem(asm.R1, rS, int16(off+i), asm.Byte),
+			asm.JNE.Imm(asm.R1, 0, skip),
+			asm.StoreImm(rS, int16(off+i), ' ', asm.Byte),
+			asm.Mov.Reg(asm.R1, asm.R1).WithSymbol(skip),
+		)
+	}
+	g.emit(asm.Mov.Reg(asm.R0, asm.R0).WithSymbol(end))
+	g.stack -= 16
 }

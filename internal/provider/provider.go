@@ -70,7 +70,18 @@ type Member struct {
 	// raw record, reached through RegCtx); else in the probe context at
 	// CtxXlate+Off, where the prologue put it.
 	InHook bool
+	// Task, when set, says how the member is read from the task_struct
+	// of the clause's subject thread instead (curpsinfo, curlwpsinfo):
+	// each step a field of a kernel structure, all but the last a
+	// pointer followed to the next.
+	Task []FieldStep
+	// Psargs: the member is the command line (psinfo_t.pr_psargs), read
+	// from the current process's memory.
+	Psargs bool
 }
+
+// FieldStep is a member of a kernel structure, for Member.Task.
+type FieldStep struct{ Struct, Field string }
 
 // HookKind says how the runtime attaches a program to the kernel.
 type HookKind int

@@ -1,6 +1,9 @@
 package check
 
-import "github.com/sonde-trace/sonde/internal/value"
+import (
+	"github.com/sonde-trace/sonde/internal/provider"
+	"github.com/sonde-trace/sonde/internal/value"
+)
 
 // BuiltinVarID names a built-in variable for the code generator.
 type BuiltinVarID int
@@ -41,6 +44,8 @@ const (
 	BCaller
 	BUcaller
 	BUregs
+	BCurpsinfo
+	BCurlwpsinfo
 )
 
 // BuiltinVar is a built-in variable.
@@ -76,6 +81,8 @@ func init() {
 	add("probename", BProbename, &Type{Kind: String, Size: 64, Name: "string", Repr: StrProbeName})
 	add("errno", BErrno, TInt)
 	add("curthread", BCurthread, &Type{Kind: Pointer, Size: 8, Elem: TVoid, Name: "struct task_struct *"})
+	add("curpsinfo", BCurpsinfo, structPtr(provider.CurPsinfoT))
+	add("curlwpsinfo", BCurlwpsinfo, structPtr(provider.CurLwpsinfoT))
 	add("id", BID, TUint)
 	add("epid", BEpid, TUint)
 	add("stackdepth", BStackdepth, TUint)
