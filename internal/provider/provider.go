@@ -9,6 +9,7 @@
 package provider
 
 import (
+	"errors"
 	"fmt"
 	"path"
 	"strings"
@@ -79,6 +80,11 @@ type Member struct {
 	// from the current process's memory.
 	Psargs bool
 }
+
+// ErrNoProbes is wrapped by a provider's error when a process it was
+// asked about has no probes of its kind at all (no USDT notes): -Z makes
+// it a description matching nothing, as a later dlopen may bring some.
+var ErrNoProbes = errors.New("no probes")
 
 // FieldStep is a member of a kernel structure, for Member.Task.
 type FieldStep struct{ Struct, Field string }

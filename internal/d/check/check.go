@@ -11,6 +11,7 @@
 package check
 
 import (
+	"errors"
 	"sort"
 	"strconv"
 	"strings"
@@ -328,6 +329,9 @@ func (c *checker) matchProbes(cl *Clause) {
 			continue
 		}
 		ps, err := c.cfg.Resolver.Match(d)
+		if errors.Is(err, provider.ErrNoProbes) && c.cfg.ZeroMatches {
+			continue // -Z: a process that has none yet may load some
+		}
 		if err != nil {
 			c.errs.Add(pd.DescPos, "D_PDESC_INVAL", "%s: %v", pd.Text, err)
 			continue

@@ -176,7 +176,7 @@ func (p *Provider) Probes(d provider.Desc) ([]*provider.Probe, error) {
 		}
 		if !any && len(pids) == 1 {
 			comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
-			return nil, fmt.Errorf("process %d (%s) has no USDT probes in the objects it maps", pid, strings.TrimSpace(string(comm)))
+			return nil, fmt.Errorf("process %d (%s) has no USDT probes in the objects it maps%w", pid, strings.TrimSpace(string(comm)), noProbes{})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
@@ -399,3 +399,9 @@ func extend(a usdt.Arg, n int) asm.Instructions {
 	}
 	return asm.Instructions{asm.LSh.Imm(asm.R0, sh), asm.RSh.Imm(asm.R0, sh)}
 }
+
+// noProbes wraps provider.ErrNoProbes without adding to the message.
+type noProbes struct{}
+
+func (noProbes) Error() string        { return "" }
+func (noProbes) Is(target error) bool { return target == provider.ErrNoProbes }
