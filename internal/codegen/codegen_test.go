@@ -331,6 +331,7 @@ func checkSource(src string, destructive bool) (*check.Info, error) {
 // seed FuzzCompile.
 var programs = []string{
 	`BEGIN { trace(1); exit(0); }`,
+	`BEGIN { printf("%s %s %d %d\n", curpsinfo->pr_psargs, curpsinfo->pr_fname, curpsinfo->pr_ppid, curlwpsinfo->pr_onpro); @[curpsinfo->pr_psargs] = count(); }`,
 	`BEGIN { printf("%d %d %s %d\n", index("abc", "b"), rindex("abcb", "b", 2), strstr("abc", "bc"), strtoll("0x1f", 16)); }`,
 	`BEGIN { p = alloca(16); printf("%s %s %s\n", inet_ntop(10, p), inet_ntoa((ipaddr_t *)p), inet_ntoa6((in6_addr_t *)p)); }`,
 	`syscall::write:entry { this->p = alloca(8); copyinto(arg1, 8, this->p); trace(*(uint64_t *)this->p); }`,

@@ -67,6 +67,10 @@ func FuzzCompile(f *testing.F) {
 	for _, tt := range refused {
 		f.Add(tt.src)
 	}
+	for _, src := range xlatePrograms {
+		f.Add(src)
+	}
+	f.Add(`proc:::exec-success { printf("%s %d\n", curpsinfo->pr_psargs, curlwpsinfo->pr_lwpid); }`)
 	f.Fuzz(func(t *testing.T, src string) {
 		p, err := compileSource(src, true)
 		if err != nil {
