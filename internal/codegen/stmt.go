@@ -301,18 +301,7 @@ func (g *gen) ppid() {
 // taskField loads the size-byte field at path of the task_struct whose
 // address is in r into R0 (offset patched from BTF at load).
 func (g *gen) taskField(r asm.Register, path string, size int) {
-	slot := int16(-(g.stack + 8))
-	g.emit(
-		asm.Mov.Reg(asm.R3, r),
-		plan.WithFieldOffset(asm.LoadImm(asm.R1, 0, asm.DWord), "task_struct", path),
-		asm.Add.Reg(asm.R3, asm.R1),
-		provider.StoreImm64(asm.R10, slot, 0),
-		asm.Mov.Reg(asm.R1, asm.R10),
-		asm.Add.Imm(asm.R1, int32(slot)),
-		asm.Mov.Imm(asm.R2, int32(size)),
-		asm.FnProbeReadKernel.Call(),
-		asm.LoadMem(asm.R0, asm.R10, slot, provider.SizeOf(size)),
-	)
+	g.kernField(r, "task_struct", path, size)
 }
 
 // progenyof(pid): whether the current process is pid or descends from it,
