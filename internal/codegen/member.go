@@ -257,15 +257,24 @@ func (g *gen) taskMemberAddr(m *provider.Member) {
 // taskMemberInt loads an integer member of curpsinfo or curlwpsinfo.
 func (g *gen) taskMemberInt(m *provider.Member) {
 	g.taskMemberAddr(m)
+	size := m.Size
+	if m.Dmodel {
+		size = 8 // unsigned long flags
+	}
 	slot := int16(-(g.stack + 8))
 	g.emit(
 		provider.StoreImm64(asm.R10, slot, 0),
 		asm.Mov.Reg(asm.R1, asm.R10),
 		asm.Add.Imm(asm.R1, int32(slot)),
-		asm.Mov.Imm(asm.R2, int32(m.Size)),
+		asm.Mov.Imm(asm.R2, int32(size)),
 		asm.FnProbeReadKernel.Call(),
-		asm.LoadMem(asm.R0, asm.R10, slot, provider.SizeOf(m.Size)),
+		asm.LoadMem(asm.R0, asm.R10, slot, provider.SizeOf(size)),
 	)
+	if m.Dmodel {
+		// PR_MODEL_ILP32 (1) when bit 0 is set, else PR_MODEL_LP64 (2)
+		g.emit(asm.And.Imm(asm.R0, 1), asm.Mov.Reg(asm.R1, asm.R0), asm.Mov.Imm(asm.R0, 2), asm.Sub.Reg(asm.R0, asm.R1))
+		return
+	}
 	if m.Size < 8 {
 		g.normalize(asm.R0, &check.Type{Kind: check.Int, Size: m.Size, Signed: m.Signed})
 	}

@@ -76,6 +76,10 @@ type Member struct {
 	// each step a field of a kernel structure, all but the last a
 	// pointer followed to the next.
 	Task []FieldStep
+	// Dmodel: the member is psinfo_t.pr_dmodel, from Task's unsigned
+	// long mm->context.flags: its bit 0 (x86's MM_CONTEXT_UPROBE_IA32)
+	// is set for 32-bit processes.
+	Dmodel bool
 	// Psargs: the member is the command line (psinfo_t.pr_psargs), read
 	// from the current process's memory.
 	Psargs bool

@@ -58,6 +58,7 @@ var CurPsinfoT = &Struct{Name: "psinfo_t", Members: []Member{
 	{Name: "pr_gid", Type: "gid_t", Size: 4, Task: task("cred", "cred", "gid")},
 	{Name: "pr_egid", Type: "gid_t", Size: 4, Task: task("cred", "cred", "egid")},
 	{Name: "pr_nlwp", Type: "int", Size: 4, Signed: true, Task: task("signal", "signal_struct", "nr_threads")},
+	{Name: "pr_dmodel", Type: "char", Size: 1, Task: task("mm", "mm_struct", "context.flags"), Dmodel: true},
 	{Name: "pr_fname", Type: "char [16]", Kind: MemberString, Size: 16, Task: task("comm")},
 	{Name: "pr_psargs", Type: "char [80]", Kind: MemberString, Size: 80, Psargs: true},
 }}

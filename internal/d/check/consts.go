@@ -8,6 +8,7 @@ var predefined = map[string]int64{
 	"B_BUSY": 0x0001, "B_DONE": 0x0002, "B_ERROR": 0x0004, "B_PAGEIO": 0x0010,
 	"B_PHYS": 0x0020, "B_READ": 0x0040, "B_WRITE": 0x0100, "B_ASYNC": 0x0400,
 	// procfs.d / sys/wait.h: proc:::exit reasons
+	"PR_MODEL_ILP32": 1, "PR_MODEL_LP64": 2,
 	"CLD_EXITED": 1, "CLD_KILLED": 2, "CLD_DUMPED": 3, "CLD_TRAPPED": 4,
 	"CLD_STOPPED": 5, "CLD_CONTINUED": 6,
 	// signal.d (Linux numbers)
