@@ -201,10 +201,6 @@ func patchOffsets(insns asm.Instructions, kspec **btf.Spec) error {
 				cur = next
 			}
 		}
-		if insns[i].OpCode.Class().IsLoad() && insns[i].OpCode.Mode() == asm.MemMode {
-			insns[i].Offset = int16(total) // a load through a BTF pointer
-			continue
-		}
 		insns[i].Constant = int64(total)
 	}
 	return nil

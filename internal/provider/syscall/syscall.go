@@ -7,7 +7,6 @@ package syscall
 
 import (
 	"fmt"
-	goruntime "runtime"
 	"sort"
 
 	"github.com/cilium/ebpf"
@@ -137,17 +136,6 @@ func (Provider) Prologue(h provider.Hook, probes []*provider.Probe, n provider.N
 	} else {
 		insns = append(insns, asm.JGT.Imm(asm.R1, int32(syscalls.Native().MaxNr()), skip))
 	}
-	// An i386 process's system calls are numbered by another table: they
-	// are skipped rather than named wrongly. thread_info.status has
-	// TS_COMPAT while the current thread is in a 32-bit system call.
-	if goruntime.GOARCH == "amd64" {
-		insns = append(insns,
-			asm.FnGetCurrentTaskBtf.Call(),
-			provider.WithFieldOffset(asm.LoadMem(asm.R0, asm.R0, 0, asm.Word), "task_struct", "thread_info.status"),
-			asm.JSet.Imm(asm.R0, tsCompat, skip),
-			asm.LoadMem(asm.R1, r, provider.CtxSel, asm.DWord),
-		)
-	}
 	insns = append(insns,
 		asm.Mov.Reg(asm.R0, asm.R1),
 		asm.LSh.Imm(asm.R0, 1),
@@ -194,9 +182,6 @@ func (Provider) Prologue(h provider.Hook, probes []*provider.Probe, n provider.N
 	}
 	return insns, nil
 }
-
-// tsCompat is x86's TS_COMPAT bit of thread_info.status.
-const tsCompat = 0x0002
 
 // Guard implements provider.Provider.
 func (Provider) Guard(h provider.Hook, want, all []*provider.Probe, skip string) asm.Instructions {
