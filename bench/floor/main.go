@@ -129,19 +129,7 @@ func run(mode, call string, d time.Duration, entries uint32, prealloc bool) erro
 		return err
 	}
 	fmt.Println("attached")
-
-	var timeout <-chan time.Time
-	if d > 0 {
-		timeout = time.After(d)
-	}
-	select {
-	case <-sig:
-	case <-timeout:
-	}
-	for _, l := range links {
-		l.Close()
-	}
-	links = nil
+	links = waitDetach(sig, d, links)
 	total, keys, err := sum(m)
 	if err != nil {
 		return err
@@ -300,4 +288,21 @@ func sum(m *ebpf.Map) (total uint64, keys int, err error) {
 		total += v
 	}
 	return total, keys, it.Err()
+}
+
+// waitDetach waits for a signal or for d (when d > 0), then detaches every
+// link; it returns nil, for the caller's deferred clean-up.
+func waitDetach(sig <-chan os.Signal, d time.Duration, links []link.Link) []link.Link {
+	var timeout <-chan time.Time
+	if d > 0 {
+		timeout = time.After(d)
+	}
+	select {
+	case <-sig:
+	case <-timeout:
+	}
+	for _, l := range links {
+		l.Close()
+	}
+	return nil
 }

@@ -92,19 +92,7 @@ func runUstack(d time.Duration) error {
 		}
 	}
 	fmt.Println("attached")
-
-	var timeout <-chan time.Time
-	if d > 0 {
-		timeout = time.After(d)
-	}
-	select {
-	case <-sig:
-	case <-timeout:
-	}
-	for _, l := range links {
-		l.Close()
-	}
-	links = nil
+	links = waitDetach(sig, d, links)
 	return printStacks(counts, stacks)
 }
 

@@ -150,21 +150,33 @@ func (rep *report) measureAll(b *bench, only, configName string) {
 			continue
 		}
 		for _, tool := range tools {
-			t := rep.cfg.run(tool, s.ID)
-			switch {
-			case t == nil:
-				rep.results[s.ID][tool] = &Result{Skipped: "no command line in " + configName}
-			case rep.missing[tool] != "":
-				rep.results[s.ID][tool] = &Result{Skipped: rep.missing[tool]}
-			default:
-				r := b.measure(s, t)
-				if r.Failed != "" {
-					b.progress("%s %s failed: %s", tool, s.ID, r.Failed)
-				}
-				rep.results[s.ID][tool] = r
+			t := rep.runnable(tool, s.ID, configName)
+			if t == nil {
+				continue
 			}
+			r := b.measure(s, t)
+			if r.Failed != "" {
+				b.progress("%s %s failed: %s", tool, s.ID, r.Failed)
+			}
+			rep.results[s.ID][tool] = r
 		}
 	}
+}
+
+// runnable returns the command line of tool for scenario id, or nil after
+// recording why the tool is skipped (no command line in the configuration,
+// or the tool is not installed).
+func (rep *report) runnable(tool, id, configName string) *ToolRun {
+	t := rep.cfg.run(tool, id)
+	switch {
+	case t == nil:
+		rep.results[id][tool] = &Result{Skipped: "no command line in " + configName}
+		return nil
+	case rep.missing[tool] != "":
+		rep.results[id][tool] = &Result{Skipped: rep.missing[tool]}
+		return nil
+	}
+	return t
 }
 
 func build(dir string, argv ...string) error {

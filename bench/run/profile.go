@@ -45,13 +45,7 @@ import (
 func (rep *report) measureInTurn(b *bench, s *Scenario, configName string) {
 	runs := map[string]*ToolRun{}
 	for _, tool := range tools {
-		t := rep.cfg.run(tool, s.ID)
-		switch {
-		case t == nil:
-			rep.results[s.ID][tool] = &Result{Skipped: "no command line in " + configName}
-		case rep.missing[tool] != "":
-			rep.results[s.ID][tool] = &Result{Skipped: rep.missing[tool]}
-		default:
+		if t := rep.runnable(tool, s.ID, configName); t != nil {
 			rep.results[s.ID][tool] = &Result{}
 			runs[tool] = t
 		}

@@ -45,17 +45,8 @@ func (g *gen) memberInt(x *ast.SelectorExpr) {
 		g.emit(asm.LoadMem(asm.R0, provider.RegCtx, int16(m.Off), provider.SizeOf(size)))
 	default:
 		// an unaligned member: the context allows aligned loads only
-		slot := int16(-(g.stack + 8))
-		g.emit(
-			provider.StoreImm64(asm.R10, slot, 0),
-			asm.Mov.Reg(asm.R1, asm.R10),
-			asm.Add.Imm(asm.R1, int32(slot)),
-			asm.Mov.Imm(asm.R2, int32(size)),
-			asm.Mov.Reg(asm.R3, provider.RegCtx),
-			asm.Add.Imm(asm.R3, int32(m.Off)),
-			asm.FnProbeReadKernel.Call(),
-			asm.LoadMem(asm.R0, asm.R10, slot, provider.SizeOf(size)),
-		)
+		g.emit(asm.Mov.Reg(asm.R3, provider.RegCtx), asm.Add.Imm(asm.R3, int32(m.Off)))
+		g.readKernelR3(size)
 	}
 	if size < 8 {
 		g.normalize(asm.R0, &check.Type{Kind: check.Int, Size: size, Signed: m.Signed})
@@ -261,15 +252,7 @@ func (g *gen) taskMemberInt(m *provider.Member) {
 	if m.Dmodel {
 		size = 8 // unsigned long flags
 	}
-	slot := int16(-(g.stack + 8))
-	g.emit(
-		provider.StoreImm64(asm.R10, slot, 0),
-		asm.Mov.Reg(asm.R1, asm.R10),
-		asm.Add.Imm(asm.R1, int32(slot)),
-		asm.Mov.Imm(asm.R2, int32(size)),
-		asm.FnProbeReadKernel.Call(),
-		asm.LoadMem(asm.R0, asm.R10, slot, provider.SizeOf(size)),
-	)
+	g.readKernelR3(size)
 	if m.Dmodel {
 		// PR_MODEL_ILP32 (1) when bit 0 is set, else PR_MODEL_LP64 (2)
 		g.emit(asm.And.Imm(asm.R0, 1), asm.Mov.Reg(asm.R1, asm.R0), asm.Mov.Imm(asm.R0, 2), asm.Sub.Reg(asm.R0, asm.R1))
@@ -283,11 +266,20 @@ func (g *gen) taskMemberInt(m *provider.Member) {
 // kernField reads size bytes of field path of a kernel structure at the
 // address in r into R0 (0 when the read faults).
 func (g *gen) kernField(r asm.Register, structName, path string, size int) {
-	slot := int16(-(g.stack + 8))
 	g.emit(
 		asm.Mov.Reg(asm.R3, r),
 		plan.WithFieldOffset(asm.LoadImm(asm.R1, 0, asm.DWord), structName, path),
 		asm.Add.Reg(asm.R3, asm.R1),
+	)
+	g.readKernelR3(size)
+}
+
+// readKernelR3 reads size bytes of kernel memory at the address in R3
+// into R0, through a stack slot below those in use (0 when the read
+// faults). R1-R5 are clobbered.
+func (g *gen) readKernelR3(size int) {
+	slot := int16(-(g.stack + 8))
+	g.emit(
 		provider.StoreImm64(asm.R10, slot, 0),
 		asm.Mov.Reg(asm.R1, asm.R10),
 		asm.Add.Imm(asm.R1, int32(slot)),

@@ -96,13 +96,21 @@ func libcAddr(t *testing.T, pid int) uint64 {
 	return 0
 }
 
+// startPIE builds progC as a position-independent executable in a
+// temporary directory, runs it, and returns the directory, the program,
+// the running child and the first address it printed (in prog's text).
+func startPIE(t *testing.T) (dir, prog string, p *child, addr uint64) {
+	t.Helper()
+	dir = t.TempDir()
+	prog = compile(t, "gcc", dir, "prog.c", progC, "prog", "-fPIE", "-pie")
+	p = start(t, prog)
+	return dir, prog, p, p.addrs(t)[0]
+}
+
 // TestProcessExited resolves addresses of a process that has exited since
 // its Snapshot, and of one whose executable was deleted before.
 func TestProcessExited(t *testing.T) {
-	dir := t.TempDir()
-	prog := compile(t, "gcc", dir, "prog.c", progC, "prog", "-fPIE", "-pie")
-	p := start(t, prog)
-	addr := p.addrs(t)[0]
+	dir, prog, p, addr := startPIE(t)
 	var u Users
 	now := time.Now()
 	u.now = func() time.Time { return now }
@@ -147,10 +155,7 @@ func TestProcessExited(t *testing.T) {
 // the consumer refreshes live targets as it polls, and a -c command it
 // holds at exit is such a zombie until reaped.
 func TestRefreshZombie(t *testing.T) {
-	dir := t.TempDir()
-	prog := compile(t, "gcc", dir, "prog.c", progC, "prog", "-fPIE", "-pie")
-	p := start(t, prog)
-	addr := p.addrs(t)[0]
+	_, _, p, addr := startPIE(t)
 	var u Users
 	if err := u.Refresh(p.pid()); err != nil {
 		t.Fatal(err)
