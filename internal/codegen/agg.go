@@ -7,71 +7,23 @@ import (
 
 	"github.com/sonde-trace/sonde/internal/d/ast"
 	"github.com/sonde-trace/sonde/internal/d/check"
-	"github.com/sonde-trace/sonde/internal/format"
 	"github.com/sonde-trace/sonde/internal/plan"
 	"github.com/sonde-trace/sonde/internal/value"
 )
 
 // quantizeZero is the quantize bucket of 0, as DTrace lays them out: 64+k
-// holds [2^k, 2^(k+1)); 62-k holds (-2^(k+1), -2^k]; format.QuantizeBuckets
+// holds [2^k, 2^(k+1)); 62-k holds (-2^(k+1), -2^k]; value.QuantizeBuckets
 // in all.
-const quantizeZero = format.QuantizeZero
+const quantizeZero = value.QuantizeZero
 
 func (g *gen) newAgg(v *check.Var) *plan.Agg {
 	a := &plan.Agg{ID: v.ID, Name: v.Name, Func: v.Func, Params: v.Params, Map: fmt.Sprintf("agg_%d", v.ID)}
 	a.Keys, a.KeySize = keyFields(v.Keys)
-	a.SizeValue(format.AggBuckets(v.Func, v.Params))
+	a.SizeValue(value.AggBuckets(v.Func, v.Params))
 	if a.ValSize > g.maxZero {
 		g.maxZero = a.ValSize
 	}
 	return a
-}
-
-// llqStep is one order of magnitude of an llquantize: values below Upper
-// (and at or above the previous order's) go to bucket Base + (v-Last)/Width.
-type llqStep struct {
-	Upper, Last, Width, Base int64
-}
-
-// llqTable unrolls DTrace's llquantize bucketing for constant parameters:
-// values below factor^low go to bucket 0, then each order of magnitude from
-// low to high is split into at most nsteps buckets, and values at or above
-// factor^(high+1) go to the last bucket, len(table)+... (see llqBucket).
-func llqTable(p value.AggParams) []llqStep {
-	this := int64(1)
-	for i := int64(0); i < p.Low; i++ {
-		this *= p.Factor
-	}
-	last := this
-	base := int64(1)
-	this *= p.Factor
-	var out []llqStep
-	for order := p.Low; order <= p.High; order++ {
-		nb := p.Steps
-		if this < nb {
-			nb = this
-		}
-		out = append(out, llqStep{Upper: this, Last: last, Width: this / nb, Base: base})
-		base += nb - nb/p.Factor
-		last = this
-		this *= p.Factor
-	}
-	return out
-}
-
-// LlqBucket is the bucket of v (the same computation the BPF code does).
-func LlqBucket(p value.AggParams, v int64) int {
-	t := llqTable(p)
-	if len(t) == 0 || v < t[0].Last {
-		return 0
-	}
-	for _, s := range t {
-		if v < s.Upper {
-			return int(s.Base + (v-s.Last)/s.Width)
-		}
-	}
-	l := t[len(t)-1]
-	return int(l.Base + (l.Upper-1-l.Last)/l.Width + 1)
 }
 
 // aggAssign compiles @a[keys] = f(args).
@@ -272,13 +224,14 @@ func (g *gen) lquantizeIndex(p value.AggParams) {
 }
 
 // llquantizeIndex computes the llquantize bucket of R1 into R2 by the
-// unrolled table.
+// unrolled table of value.LlquantizeLayout.Orders.
 func (g *gen) llquantizeIndex(p value.AggParams) {
-	t := llqTable(p)
+	q, err := value.LlquantizeOf(p)
+	t := q.Orders()
 	done := g.label("llq_d")
 	g.emit(asm.Mov.Imm(asm.R2, 0))
-	if len(t) == 0 {
-		return
+	if err != nil || len(t) == 0 {
+		return // the checker rejects bad parameters
 	}
 	g.emit(asm.LoadImm(asm.R3, t[0].Last, asm.DWord), asm.JSLT.Reg(asm.R1, asm.R3, done))
 	for _, s := range t {
@@ -297,7 +250,7 @@ func (g *gen) llquantizeIndex(p value.AggParams) {
 			asm.Mov.Reg(asm.R0, asm.R0).WithSymbol(next),
 		)
 	}
-	g.emit(asm.LoadImm(asm.R2, int64(LlqBucket(p, 1<<62)), asm.DWord))
+	g.emit(asm.LoadImm(asm.R2, int64(q.Buckets()-1), asm.DWord))
 	g.emit(asm.Mov.Reg(asm.R2, asm.R2).WithSymbol(done))
 }
 

@@ -13,7 +13,6 @@ import (
 	"github.com/sonde-trace/sonde/internal/d/check"
 	"github.com/sonde-trace/sonde/internal/d/check/checktest"
 	"github.com/sonde-trace/sonde/internal/d/parser"
-	"github.com/sonde-trace/sonde/internal/format"
 	"github.com/sonde-trace/sonde/internal/plan"
 	"github.com/sonde-trace/sonde/internal/value"
 )
@@ -198,11 +197,11 @@ func testValues(r *rand.Rand, extra ...int64) []int64 {
 func TestQuantizeBuckets(t *testing.T) {
 	r := rand.New(rand.NewSource(1))
 	a, insns := emitted(value.Quantize, value.AggParams{})
-	if a.Buckets != format.QuantizeBuckets {
-		t.Fatalf("quantize has %d buckets, format %d", a.Buckets, format.QuantizeBuckets)
+	if a.Buckets != value.QuantizeBuckets {
+		t.Fatalf("quantize has %d buckets, format %d", a.Buckets, value.QuantizeBuckets)
 	}
 	for _, v := range testValues(r) {
-		if got, want := bucketOf(t, insns, a, v), format.QuantizeBucket(v); got != want {
+		if got, want := bucketOf(t, insns, a, v), value.QuantizeBucket(v); got != want {
 			t.Errorf("quantize(%d): bucket %d, format %d", v, got, want)
 		}
 	}
@@ -234,7 +233,7 @@ func TestLquantizeBuckets(t *testing.T) {
 		}
 		limit := base + step*int64(1+r.Intn(100)) + int64(r.Intn(int(step)))
 		p := value.AggParams{Base: base, Limit: limit, Step: step}
-		if format.LquantizeBuckets(p) == 0 {
+		if value.LquantizeBuckets(p) == 0 {
 			continue // not valid lquantize() parameters
 		}
 		params = append(params, p)
@@ -242,7 +241,7 @@ func TestLquantizeBuckets(t *testing.T) {
 	for _, p := range params {
 		a, insns := emitted(value.Lquantize, p)
 		for _, v := range testValues(r, p.Base, p.Limit, p.Base+p.Step, p.Limit-p.Step) {
-			if got, want := bucketOf(t, insns, a, v), format.LquantizeBucket(p, v); got != want {
+			if got, want := bucketOf(t, insns, a, v), value.LquantizeBucket(p, v); got != want {
 				t.Errorf("lquantize(%d, %d, %d, %d): bucket %d, format %d", v, p.Base, p.Limit, p.Step, got, want)
 			}
 		}
@@ -273,7 +272,7 @@ func TestLlquantizeBuckets(t *testing.T) {
 			steps *= f
 		}
 		p := value.AggParams{Factor: f, Low: low, High: high, Steps: steps}
-		if format.LlquantizeBuckets(p) == 0 {
+		if value.LlquantizeBuckets(p) == 0 {
 			continue
 		}
 		params = append(params, p)
@@ -286,10 +285,7 @@ func TestLlquantizeBuckets(t *testing.T) {
 			edges = append(edges, pow, pow/p.Factor*(p.Factor-1))
 		}
 		for _, v := range testValues(r, edges...) {
-			want := format.LlquantizeBucket(p, v)
-			if got := LlqBucket(p, v); got != want {
-				t.Errorf("LlqBucket(%+v, %d) = %d, format %d", p, v, got, want)
-			}
+			want := value.LlquantizeBucket(p, v)
 			if got := bucketOf(t, insns, a, v); got != want {
 				t.Errorf("llquantize(%d, %d, %d, %d, %d): bucket %d, format %d", v, p.Factor, p.Low, p.High, p.Steps, got, want)
 			}
@@ -530,7 +526,7 @@ func TestQuantizeParamsChecked(t *testing.T) {
 		}
 		src := fmt.Sprintf("BEGIN { @ = lquantize(0, %d, %d, %d); }", p.Base, p.Limit, p.Step)
 		_, err := checkSource(src, false)
-		if ok := format.LquantizeBuckets(p) > 0; (err == nil) != ok {
+		if ok := value.LquantizeBuckets(p) > 0; (err == nil) != ok {
 			t.Errorf("%s: error %v, but format accepts: %v", src, err, ok)
 		}
 		p = value.AggParams{
@@ -541,7 +537,7 @@ func TestQuantizeParamsChecked(t *testing.T) {
 		}
 		src = fmt.Sprintf("BEGIN { @ = llquantize(0, %d, %d, %d, %d); }", p.Factor, p.Low, p.High, p.Steps)
 		_, err = checkSource(src, false)
-		if ok := format.LlquantizeBuckets(p) > 0; (err == nil) != ok {
+		if ok := value.LlquantizeBuckets(p) > 0; (err == nil) != ok {
 			t.Errorf("%s: error %v, but format accepts: %v", src, err, ok)
 		}
 	}

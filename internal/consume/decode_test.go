@@ -141,7 +141,7 @@ func testPlan() *plan.Plan {
 		l := &layout{}
 		a := &plan.Agg{ID: len(p.Aggs), Name: f.String(), Func: f, Params: params, Keys: keys(l), KeySize: max(l.off, 8)}
 		a.Map = "agg"
-		a.SizeValue(format.AggBuckets(f, params))
+		a.SizeValue(value.AggBuckets(f, params))
 		p.Aggs = append(p.Aggs, a)
 	}
 	none := func(*layout) []plan.Field { return nil }

@@ -8,14 +8,14 @@ package format
 // is followed (for example the '0' flag does not zero-pad %s or %c).
 
 import (
+	"github.com/sonde-trace/sonde/internal/d/printf"
 	"math"
 	"strconv"
 	"strings"
 )
 
-// maxWidth bounds widths and precisions so that a hostile "%*d" cannot make
-// the formatter allocate gigabytes; libc would try.
-const maxWidth = 1 << 16
+// maxWidth bounds widths and precisions (printf.MaxWidth).
+const maxWidth = printf.MaxWidth
 
 // cspec is one C conversion specification: flags, width and precision.
 type cspec struct {

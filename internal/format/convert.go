@@ -6,6 +6,7 @@ package format
 import (
 	"errors"
 	"fmt"
+	"github.com/sonde-trace/sonde/internal/d/printf"
 	"io"
 	"strconv"
 	"time"
@@ -85,13 +86,13 @@ func (p *Printf) loc() *time.Location {
 
 // render appends the formatted text.
 func (p *Printf) render(b []byte, src *source) ([]byte, error) {
-	for _, pc := range p.pieces {
-		b = append(b, pc.text...)
-		if pc.conv < 0 {
+	for _, pc := range p.Pieces {
+		b = append(b, pc.Text...)
+		if pc.Conv < 0 {
 			continue
 		}
 		var err error
-		if b, err = p.conv(b, &p.Convs[pc.conv], src); err != nil {
+		if b, err = p.conv(b, &p.Convs[pc.Conv], src); err != nil {
 			return b, err
 		}
 	}
@@ -99,8 +100,8 @@ func (p *Printf) render(b []byte, src *source) ([]byte, error) {
 }
 
 // conv appends one conversion.
-func (p *Printf) conv(b []byte, c *Conv, src *source) ([]byte, error) {
-	if c.def.print == pfPct {
+func (p *Printf) conv(b []byte, c *printf.Conv, src *source) ([]byte, error) {
+	if c.Print == printf.Pct {
 		return append(b, '%'), nil
 	}
 	width, prec := c.Width, c.Prec
@@ -206,37 +207,37 @@ func uintArg(v value.Value, normal uint64) uint64 {
 }
 
 // valueConv formats a printf() argument or a printa() key.
-func (p *Printf) valueConv(b []byte, c *Conv, v value.Value, normal uint64, width, prec, dynwidth int) ([]byte, error) {
-	s := c.spec(width, prec)
+func (p *Printf) valueConv(b []byte, c *printf.Conv, v value.Value, normal uint64, width, prec, dynwidth int) ([]byte, error) {
+	s := spec(c, width, prec)
 	switch v.Kind {
 	case value.Mod, value.UMod:
 		// dt_printf_format uses pfprint_mod/pfprint_umod for mod() and
 		// umod() records, whatever the conversion.
 		return fmtString(b, s, v.Str), nil
 	}
-	switch c.def.print {
-	case pfSint, pfUint, pfDint:
+	switch c.Print {
+	case printf.Sint, printf.Uint, printf.Dint:
 		if !isInteger(v) {
 			return b, mismatch(c, v)
 		}
 		u := uintArg(intOf(v), normal)
-		verb := c.def.ofmt
+		verb := c.Ofmt
 		switch {
-		case c.def.print == pfSint || (c.def.print == pfDint && v.Signed):
+		case c.Print == printf.Sint || (c.Print == printf.Dint && v.Signed):
 			// %d of a signed type sign-extends: "%d" of (char)0xef
 			// prints -17 (tst.ints.d.out).
 			u = sintArg(intOf(v), normal)
 			if verb == 'd' {
 				verb = 'i'
 			}
-		case c.def.print == pfDint:
+		case c.Print == printf.Dint:
 			verb = 'u' // pfcheck_dint: unsigned types print as %u
 		}
 		if verb == 'c' {
 			return fmtChar(b, s, byte(u)), nil
 		}
 		return fmtInt(b, s, verb, u, is64(intOf(v))), nil
-	case pfFloat:
+	case printf.Float:
 		if !isInteger(v) {
 			return b, mismatch(c, v)
 		}
@@ -244,8 +245,8 @@ func (p *Printf) valueConv(b []byte, c *Conv, v value.Value, normal uint64, widt
 		if v.Signed {
 			f = float64(signExtend(intOf(v)))
 		}
-		return fmtFloat(b, s, c.def.ofmt, f/float64(normal)), nil
-	case pfAddr, pfUAddr:
+		return fmtFloat(b, s, c.Ofmt, f/float64(normal)), nil
+	case printf.Addr, printf.UAddr:
 		switch v.Kind {
 		case value.Sym, value.USym, value.UAddr:
 			return fmtString(b, s, v.Str), nil
@@ -254,26 +255,26 @@ func (p *Printf) valueConv(b []byte, c *Conv, v value.Value, normal uint64, widt
 			return fmtString(b, s, "0x"+strconv.FormatUint(zeroExtend(v), 16)), nil
 		}
 		return b, mismatch(c, v)
-	case pfStack:
+	case printf.Stack:
 		if v.Kind != value.Stack && v.Kind != value.UStack {
 			return b, mismatch(c, v)
 		}
 		return stackConv(b, c, v, s, dynwidth), nil
-	case pfTime, pfTime822:
+	case printf.Time, printf.Time822:
 		if v.Kind != value.Int {
 			return b, mismatch(c, v)
 		}
 		t := time.Unix(signExtend(v)/1e9, 0).In(p.loc())
-		if c.def.print == pfTime {
+		if c.Print == printf.Time {
 			return fmtString(b, s, ctimeY(t)), nil
 		}
 		return fmtString(b, s, time822(t)), nil
-	case pfCstr:
+	case printf.Cstr:
 		if !isText(v) {
 			return b, mismatch(c, v)
 		}
 		return fmtString(b, s, cstring(v.Str)), nil
-	case pfEstr:
+	case printf.Estr:
 		if !isText(v) {
 			return b, mismatch(c, v)
 		}
@@ -282,7 +283,7 @@ func (p *Printf) valueConv(b []byte, c *Conv, v value.Value, normal uint64, widt
 			rec = stringRecord(v)
 		}
 		return fmtString(b, s, strchr2esc(rec)), nil
-	case pfEchr:
+	case printf.Echr:
 		if !isInteger(v) {
 			return b, mismatch(c, v)
 		}
@@ -295,7 +296,7 @@ func (p *Printf) valueConv(b []byte, c *Conv, v value.Value, normal uint64, widt
 // plot for the quantizing functions (dt_printf_format picks
 // pfprint_average, pfprint_stddev or pfprint_*quantize by the record's
 // action, whatever the conversion).
-func (p *Printf) aggConv(b []byte, c *Conv, d aggDatum, width, prec int) ([]byte, error) {
+func (p *Printf) aggConv(b []byte, c *printf.Conv, d aggDatum, width, prec int) ([]byte, error) {
 	switch d.fn {
 	case value.Quantize, value.Lquantize, value.Llquantize:
 		return appendPlot(b, d.fn, d.params, d.val.Buckets, d.normal)
@@ -309,7 +310,7 @@ func (p *Printf) aggConv(b []byte, c *Conv, d aggDatum, width, prec int) ([]byte
 		} else {
 			r = stddev(d.val, d.normal)
 		}
-		return aggScalar(b, c, d.fn, r, c.spec(width, prec)), nil
+		return aggScalar(b, c, d.fn, r, spec(c, width, prec)), nil
 	}
 	v := aggResult(d.fn, d.val)
 	c2 := *c
@@ -319,9 +320,9 @@ func (p *Printf) aggConv(b []byte, c *Conv, d aggDatum, width, prec int) ([]byte
 
 // aggScalar formats the 64-bit result of avg() or stddev() with the
 // conversion's libc letter (%d is %lli, or %llu for count()).
-func aggScalar(b []byte, c *Conv, fn value.AggFunc, r uint64, s cspec) []byte {
-	verb := c.def.ofmt
-	if c.def.print == pfDint {
+func aggScalar(b []byte, c *printf.Conv, fn value.AggFunc, r uint64, s cspec) []byte {
+	verb := c.Ofmt
+	if c.Print == printf.Dint {
 		verb = 'i'
 		if fn == value.Count {
 			verb = 'u'
@@ -386,7 +387,7 @@ func cstring(s string) string {
 	return s
 }
 
-func mismatch(c *Conv, v value.Value) error {
+func mismatch(c *printf.Conv, v value.Value) error {
 	return fmt.Errorf("format: conversion #%d (%%%s) cannot format a %s value", c.Index, c.Name, kindName(v.Kind))
 }
 
@@ -402,12 +403,12 @@ func kindName(k value.Kind) string {
 // stackConv is pfprint_stack: "%k" prints the stack with no indent, each
 // frame formatted with the conversion; with the '-' flag the width becomes
 // the indent instead ("%-#k" in DTrace's words), as does a negative '*'.
-func stackConv(b []byte, c *Conv, v value.Value, s cspec, dynwidth int) []byte {
+func stackConv(b []byte, c *printf.Conv, v value.Value, s cspec, dynwidth int) []byte {
 	indent := 0
 	switch {
 	case dynwidth < 0:
 		indent = -dynwidth
-	case c.hasFlag('-'):
+	case hasFlag(c, '-'):
 		indent = s.width
 		if dynwidth != 0 {
 			indent = dynwidth

@@ -49,22 +49,22 @@ func FuzzBuckets(f *testing.F) {
 	f.Add(int64(0), int64(10), int64(1), int64(10), int64(0), int64(3), int64(10), int64(5))
 	f.Add(int64(-100), int64(100), int64(7), int64(2), int64(0), int64(61), int64(2), int64(-1)<<62)
 	f.Fuzz(func(t *testing.T, base, limit, step, factor, low, high, steps, v int64) {
-		if b := QuantizeBucket(v); b < 0 || b >= QuantizeBuckets {
+		if b := value.QuantizeBucket(v); b < 0 || b >= value.QuantizeBuckets {
 			t.Fatalf("QuantizeBucket(%d) = %d", v, b)
 		}
 		p := value.AggParams{Base: base, Limit: limit, Step: step, Factor: factor, Low: low, High: high % 64, Steps: steps}
-		if n := LquantizeBuckets(p); n > 0 {
-			if b := LquantizeBucket(p, v); b < 0 || b >= n {
+		if n := value.LquantizeBuckets(p); n > 0 {
+			if b := value.LquantizeBucket(p, v); b < 0 || b >= n {
 				t.Fatalf("LquantizeBucket(%+v, %d) = %d of %d", p, v, b, n)
 			}
 		}
-		if n := LlquantizeBuckets(p); n > 0 {
-			if b := LlquantizeBucket(p, v); b < 0 || b >= n {
+		if n := value.LlquantizeBuckets(p); n > 0 {
+			if b := value.LlquantizeBucket(p, v); b < 0 || b >= n {
 				t.Fatalf("LlquantizeBucket(%+v, %d) = %d of %d", p, v, b, n)
 			}
 			if n < 1<<16 {
 				data := make([]int64, n)
-				data[LlquantizeBucket(p, v)] = 1
+				data[value.LlquantizeBucket(p, v)] = 1
 				if _, err := appendPlot(nil, value.Llquantize, p, data, 1); err != nil {
 					t.Fatal(err)
 				}

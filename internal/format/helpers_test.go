@@ -45,11 +45,11 @@ func (b *aggBuilder) row(keys []value.Value) *value.AggValue {
 		v := value.AggValue{}
 		switch b.a.Func {
 		case value.Quantize:
-			v.Buckets = make([]int64, QuantizeBuckets)
+			v.Buckets = make([]int64, value.QuantizeBuckets)
 		case value.Lquantize:
-			v.Buckets = make([]int64, LquantizeBuckets(b.a.Params))
+			v.Buckets = make([]int64, value.LquantizeBuckets(b.a.Params))
 		case value.Llquantize:
-			v.Buckets = make([]int64, LlquantizeBuckets(b.a.Params))
+			v.Buckets = make([]int64, value.LlquantizeBuckets(b.a.Params))
 		case value.Min:
 			v.Min = 1<<63 - 1
 		case value.Max:
@@ -89,11 +89,11 @@ func (b *aggBuilder) add(keys []value.Value, v, incr int64) *aggBuilder {
 		r.SumSqLo, c = bits.Add64(r.SumSqLo, lo, 0)
 		r.SumSqHi += hi + c
 	case value.Quantize:
-		r.Buckets[QuantizeBucket(v)] += incr
+		r.Buckets[value.QuantizeBucket(v)] += incr
 	case value.Lquantize:
-		r.Buckets[LquantizeBucket(b.a.Params, v)] += incr
+		r.Buckets[value.LquantizeBucket(b.a.Params, v)] += incr
 	case value.Llquantize:
-		r.Buckets[LlquantizeBucket(b.a.Params, v)] += incr
+		r.Buckets[value.LlquantizeBucket(b.a.Params, v)] += incr
 	}
 	return b
 }

@@ -123,43 +123,43 @@ func jsonBuckets(a *value.Aggregation, data []int64, normal uint64) []jsonBucket
 	p := func(x int64) *int64 { return &x }
 	switch a.Func {
 	case value.Quantize:
-		for i := 0; i < QuantizeBuckets && i < len(data); i++ {
+		for i := 0; i < value.QuantizeBuckets && i < len(data); i++ {
 			var lo, hi *int64
 			switch {
 			case i == 0:
-				hi = p(QuantizeValue(0) + 1)
-			case i < QuantizeZero:
-				lo, hi = p(QuantizeValue(i-1)+1), p(QuantizeValue(i)+1)
-			case i == QuantizeZero:
+				hi = p(value.QuantizeValue(0) + 1)
+			case i < value.QuantizeZero:
+				lo, hi = p(value.QuantizeValue(i-1)+1), p(value.QuantizeValue(i)+1)
+			case i == value.QuantizeZero:
 				lo, hi = p(0), p(1)
-			case i < QuantizeBuckets-1:
-				lo, hi = p(QuantizeValue(i)), p(QuantizeValue(i+1))
+			case i < value.QuantizeBuckets-1:
+				lo, hi = p(value.QuantizeValue(i)), p(value.QuantizeValue(i+1))
 			default:
-				lo = p(QuantizeValue(i))
+				lo = p(value.QuantizeValue(i))
 			}
 			add(lo, hi, data[i])
 		}
 	case value.Lquantize:
-		q, err := lquantizeParams(a.Params)
+		q, err := value.LquantizeOf(a.Params)
 		if err != nil {
 			return bs
 		}
-		for i := 0; i < int(q.levels)+2 && i < len(data); i++ {
+		for i := 0; i < int(q.Levels)+2 && i < len(data); i++ {
 			var lo, hi *int64
 			if i > 0 {
-				lo = p(int64(q.base) + int64(i-1)*int64(q.step))
+				lo = p(int64(q.Base) + int64(i-1)*int64(q.Step))
 			}
-			if i <= int(q.levels) {
-				hi = p(int64(q.base) + int64(i)*int64(q.step))
+			if i <= int(q.Levels) {
+				hi = p(int64(q.Base) + int64(i)*int64(q.Step))
 			}
 			add(lo, hi, data[i])
 		}
 	case value.Llquantize:
-		q, err := llquantizeParams(a.Params)
+		q, err := value.LlquantizeOf(a.Params)
 		if err != nil {
 			return bs
 		}
-		bounds := llquantizeBounds(q)
+		bounds := q.Bounds()
 		for i := 0; i < len(data) && i < len(bounds)+1; i++ {
 			var lo, hi *int64
 			if i > 0 {
@@ -172,35 +172,6 @@ func jsonBuckets(a *value.Aggregation, data []int64, normal uint64) []jsonBucket
 		}
 	}
 	return bs
-}
-
-// llquantizeBounds lists the lower bound of every llquantize() bucket but
-// the first: bucket i (i >= 1) holds [bounds[i-1], bounds[i]).
-func llquantizeBounds(q llqParams) []int64 {
-	var bounds []int64
-	v := int64(1)
-	order := int64(0)
-	for ; order < q.low; order++ {
-		v *= q.factor
-	}
-	next := v * q.factor
-	step := func(n int64) int64 {
-		if n > q.nsteps {
-			return n / q.nsteps
-		}
-		return 1
-	}
-	st := step(next)
-	for order <= q.high {
-		bounds = append(bounds, v)
-		if v += st; v != next {
-			continue
-		}
-		next = v * q.factor
-		st = step(next)
-		order++
-	}
-	return append(bounds, v)
 }
 
 // jsonValue is a traced value as JSON.

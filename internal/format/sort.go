@@ -211,9 +211,9 @@ func (s sorter) valcmp(l, r entry) int {
 		if c := s.cmpLD(quantizeSum(lv.Buckets), quantizeSum(rv.Buckets)); c != 0 {
 			return c
 		}
-		return s.cmpInt(bucket(lv.Buckets, QuantizeZero), bucket(rv.Buckets, QuantizeZero))
+		return s.cmpInt(bucket(lv.Buckets, value.QuantizeZero), bucket(rv.Buckets, value.QuantizeZero))
 	case value.Lquantize:
-		q, err := lquantizeParams(l.agg.Params)
+		q, err := value.LquantizeOf(l.agg.Params)
 		if err != nil {
 			return 0
 		}
@@ -222,7 +222,7 @@ func (s sorter) valcmp(l, r entry) int {
 		}
 		return s.cmpInt(lquantizeZero(q, lv.Buckets), lquantizeZero(q, rv.Buckets))
 	case value.Llquantize:
-		q, err := llquantizeParams(l.agg.Params)
+		q, err := value.LlquantizeOf(l.agg.Params)
 		if err != nil {
 			return 0
 		}
@@ -246,70 +246,50 @@ func average(v value.AggValue) int64 {
 // of label times count, in long double.
 func quantizeSum(data []int64) ld {
 	t := ldZero()
-	for i := 0; i < QuantizeBuckets; i++ {
-		t = t.add(ldInt(QuantizeValue(i)).mul(ldInt(bucket(data, i))))
+	for i := 0; i < value.QuantizeBuckets; i++ {
+		t = t.add(ldInt(value.QuantizeValue(i)).mul(ldInt(bucket(data, i))))
 	}
 	return t
 }
 
 // lquantizeSum is dt_aggregate_lquantizedsum: underflow counts weigh
 // base-1, bucket k weighs base+k*step, overflow weighs base+levels*step+1.
-func lquantizeSum(q lqParams, data []int64) ld {
-	base := int32(q.base)
+func lquantizeSum(q value.LquantizeLayout, data []int64) ld {
+	base := q.Base
 	t := ldInt(bucket(data, 0)).mul(ldInt(int64(base - 1)))
-	for i := 0; i < int(q.levels); i++ {
+	for i := 0; i < int(q.Levels); i++ {
 		t = t.add(ldInt(bucket(data, i+1)).mul(ldInt(int64(base))))
-		base += int32(q.step)
+		base += int32(q.Step)
 	}
-	return t.add(ldInt(bucket(data, int(q.levels)+1)).mul(ldInt(int64(base + 1))))
+	return t.add(ldInt(bucket(data, int(q.Levels)+1)).mul(ldInt(int64(base + 1))))
 }
 
 // lquantizeZero is dt_aggregate_lquantizedzero: the count of the bucket
 // holding zero, if any.
-func lquantizeZero(q lqParams, data []int64) int64 {
-	base := int32(q.base)
+func lquantizeZero(q value.LquantizeLayout, data []int64) int64 {
+	base := q.Base
 	if base-1 == 0 {
 		return bucket(data, 0)
 	}
-	for i := 0; i < int(q.levels); i++ {
+	for i := 0; i < int(q.Levels); i++ {
 		if base == 0 {
 			return bucket(data, i+1)
 		}
-		base += int32(q.step)
+		base += int32(q.Step)
 	}
 	if base+1 == 0 {
-		return bucket(data, int(q.levels)+1)
+		return bucket(data, int(q.Levels)+1)
 	}
 	return 0
 }
 
-// llquantizeSum is dt_aggregate_llquantizedsum.
-func llquantizeSum(q llqParams, data []int64) ld {
-	value := int64(1)
-	order := int64(0)
-	for ; order < q.low; order++ {
-		value *= q.factor
+// llquantizeSum is dt_aggregate_llquantizedsum: each bucket's count times
+// its lower bound, the first bucket's times factor^low - 1.
+func llquantizeSum(q value.LlquantizeLayout, data []int64) ld {
+	bounds := q.Bounds()
+	t := ldInt(bucket(data, 0)).mul(ldInt(bounds[0] - 1))
+	for i, b := range bounds {
+		t = t.add(ldInt(bucket(data, i+1)).mul(ldInt(b)))
 	}
-	bin := 0
-	t := ldInt(bucket(data, bin)).mul(ldInt(value - 1))
-	bin++
-	next := value * q.factor
-	step := int64(1)
-	if next > q.nsteps {
-		step = next / q.nsteps
-	}
-	for order <= q.high {
-		t = t.add(ldInt(bucket(data, bin)).mul(ldInt(value)))
-		bin++
-		if value += step; value != next {
-			continue
-		}
-		next = value * q.factor
-		step = 1
-		if next > q.nsteps {
-			step = next / q.nsteps
-		}
-		order++
-	}
-	return t.add(ldInt(bucket(data, bin)).mul(ldInt(value)))
+	return t
 }

@@ -177,7 +177,7 @@ type Agg struct {
 // SizeValue sets the size of the aggregation's per-CPU value: a u64
 // count; [count, value] for sum, avg, min and max; count, sum and a 128-bit
 // sum of squares for stddev; one u64 per bucket for the quantizations,
-// which keep buckets (format.AggBuckets).
+// which keep buckets (value.AggBuckets).
 func (a *Agg) SizeValue(buckets int) {
 	a.Buckets = buckets
 	switch {

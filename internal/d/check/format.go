@@ -4,33 +4,33 @@ import (
 	"errors"
 
 	"github.com/sonde-trace/sonde/internal/d/ast"
-	"github.com/sonde-trace/sonde/internal/format"
+	"github.com/sonde-trace/sonde/internal/d/printf"
 )
 
 // classOf returns the printf argument class of a type.
-func classOf(t *Type) format.ArgClass {
+func classOf(t *Type) printf.ArgClass {
 	switch t.Kind {
 	case Int:
-		c := format.ArgInt
+		c := printf.ArgInt
 		if t.Size <= 4 {
-			c |= format.ArgSmallInt
+			c |= printf.ArgSmallInt
 		}
 		if t.Size == 8 {
-			c |= format.ArgInt64
+			c |= printf.ArgInt64
 		}
 		return c
 	case Pointer:
-		return format.ArgPointer | format.ArgInt | format.ArgInt64
+		return printf.ArgPointer | printf.ArgInt | printf.ArgInt64
 	case String:
-		return format.ArgString
+		return printf.ArgString
 	case Stack:
-		return format.ArgStack
+		return printf.ArgStack
 	case Sym:
 		switch t.SymK {
 		case SymKernel, SymMod:
-			return format.ArgSymAddr | format.ArgInt
+			return printf.ArgSymAddr | printf.ArgInt
 		}
-		return format.ArgUSymAddr | format.ArgInt
+		return printf.ArgUSymAddr | printf.ArgInt
 	}
 	return 0
 }
@@ -46,9 +46,9 @@ func (c *checker) checkFormat(x *ast.CallExpr, i int) {
 		c.errorf(x.Args[i].Pos(), "D_PRINTF_FMT_EMPTY", "%s( ) format string is empty", calleeName(x))
 		return
 	}
-	pf, err := format.ParsePrintf(k.Str)
+	pf, err := printf.Parse(k.Str)
 	if err != nil {
-		var fe *format.Error
+		var fe *printf.Error
 		tag := "D_PRINTF_FMT"
 		if errors.As(err, &fe) && fe.Tag != "" {
 			tag = fe.Tag
@@ -107,7 +107,7 @@ func (c *checker) checkFormat(x *ast.CallExpr, i int) {
 // (pfcheck_type, pfcheck_xshort, pfcheck_xlong, pfcheck_xlonglong): %hd,
 // %ld and %lld want a signed integer of that size, %hu, %lu and %llu an
 // unsigned one, %hx, %lx and %llx either; "hh" is char.
-func sizedOK(cv format.Conv, t *Type) bool {
+func sizedOK(cv printf.Conv, t *Type) bool {
 	size := map[string]int{"h": 2, "hh": 1, "l": 8, "ll": 8}[cv.Size]
 	if size == 0 {
 		return true
