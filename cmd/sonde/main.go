@@ -404,7 +404,7 @@ func (d *driver) trace(macros map[string]string) int {
 	if d.cfg.list {
 		return d.listProbes(info)
 	}
-	gen := codegen.Options{StrSize: d.opts.strsize, RingSize: d.opts.bufsize,
+	gen := codegen.Options{Providers: d.reg, StrSize: d.opts.strsize, RingSize: d.opts.bufsize,
 		AggEntries: d.opts.aggEntries, DynEntries: d.opts.dynEntries, Destructive: d.cfg.destruct,
 		FullScratch: d.late != nil}
 	p, err := codegen.Generate(info, gen)

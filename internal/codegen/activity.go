@@ -19,10 +19,10 @@ const (
 	actDraining  = 2 // exit() was called
 )
 
-func isDtrace(owner provider.Provider) bool { return owner.Name() == "dtrace" }
-
-func isBegin(hook provider.Hook, owner provider.Provider) bool {
-	return isDtrace(owner) && hook.Kind == provider.HookRun && hook.Name == "BEGIN"
+// isBegin reports whether hook is BEGIN's: the dtrace provider's probes
+// are the ones with no kernel hook, run by the consumer.
+func isBegin(hook provider.Hook) bool {
+	return hook.Kind == provider.HookRun && hook.Name == "BEGIN"
 }
 
 // hasBegin reports whether the program has a BEGIN clause: without one,
@@ -36,10 +36,10 @@ func (g *gen) hasBegin() bool {
 	return false
 }
 
-// activityGate ends a program of a provider other than dtrace unless the
-// tracing session is active.
-func (g *gen) activityGate(owner provider.Provider) {
-	if isDtrace(owner) {
+// activityGate ends a program of a kernel hook (any provider but dtrace's
+// BEGIN, END and ERROR) unless the tracing session is active.
+func (g *gen) activityGate(hook provider.Hook) {
+	if hook.Kind == provider.HookRun {
 		return
 	}
 	g.emit(
@@ -54,8 +54,8 @@ func (g *gen) activityGate(owner provider.Provider) {
 }
 
 // beginGate skips a BEGIN clause once an earlier one has called exit().
-func (g *gen) beginGate(hook provider.Hook, owner provider.Provider, skip string) {
-	if !isBegin(hook, owner) {
+func (g *gen) beginGate(hook provider.Hook, skip string) {
+	if !isBegin(hook) {
 		return
 	}
 	g.emit(
@@ -67,8 +67,8 @@ func (g *gen) beginGate(hook provider.Hook, owner provider.Provider, skip string
 
 // beginDone makes the session active at the end of the BEGIN program,
 // unless a BEGIN clause has called exit().
-func (g *gen) beginDone(hook provider.Hook, owner provider.Provider) {
-	if !isBegin(hook, owner) {
+func (g *gen) beginDone(hook provider.Hook) {
+	if !isBegin(hook) {
 		return
 	}
 	g.emit(

@@ -307,7 +307,7 @@ func compileSource(src string, destructive bool) (*plan.Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Generate(info, Options{Destructive: destructive})
+	return Generate(info, Options{Destructive: destructive, Providers: fakeResolver})
 }
 
 // checkSource parses and checks src with the fake resolver.

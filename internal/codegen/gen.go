@@ -14,6 +14,7 @@
 package codegen
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 
@@ -40,6 +41,9 @@ type Options struct {
 	// loaded a library, and clauses that had no probes now have some) can
 	// then run with the maps of this one.
 	FullScratch bool
+	// Providers says which provider publishes each probe: its prologue
+	// and guards are emitted for the probe's hook.
+	Providers provider.Owners
 }
 
 const (
@@ -123,6 +127,9 @@ type assocMap struct {
 
 // Generate builds the plan for a checked program.
 func Generate(info *check.Info, opts Options) (*plan.Plan, error) {
+	if opts.Providers == nil {
+		return nil, errors.New("codegen: Options.Providers is required")
+	}
 	if opts.StrSize <= 0 {
 		opts.StrSize = 256
 	}
@@ -269,7 +276,11 @@ func (g *gen) build() error {
 		k := pr.Hook.String()
 		hg, ok := byHook[k]
 		if !ok {
-			hg = &hookGroup{hook: pr.Hook, owner: pr.Owner}
+			owner := g.opts.Providers.Owner(pr)
+			if owner == nil {
+				return fmt.Errorf("no provider publishes probe %s", pr.FullName())
+			}
+			hg = &hookGroup{hook: pr.Hook, owner: owner}
 			byHook[k] = hg
 			groups = append(groups, hg)
 		}
@@ -327,7 +338,7 @@ func (g *gen) program(name string, hook provider.Hook, owner provider.Provider, 
 		if len(want) != len(probes) {
 			g.emit(owner.Guard(hook, want, probes, skip)...)
 		}
-		g.beginGate(hook, owner, skip)
+		g.beginGate(hook, skip)
 		g.clause(cl, skip)
 		g.emit(asm.Mov.Imm(asm.R0, 0).WithSymbol(skip))
 		body = append(body, g.insns...)
@@ -347,7 +358,7 @@ func (g *gen) program(name string, hook provider.Hook, owner provider.Provider, 
 		asm.JEq.Imm(asm.R0, 0, "exit"),
 		asm.Mov.Reg(provider.RegScratch, asm.R0),
 	)
-	g.activityGate(owner)
+	g.activityGate(hook)
 	g.emit(pro...)
 	if g.deferDepth > 0 && hasSubject(probes) {
 		g.captureDeferredUstack()
@@ -356,12 +367,12 @@ func (g *gen) program(name string, hook provider.Hook, owner provider.Provider, 
 		g.emit(asm.FnKtimeGetNs.Call(), asm.StoreMem(provider.RegScratch, provider.CtxTimestamp, asm.R0, asm.DWord))
 	}
 	g.emit(body...)
-	g.beginDone(hook, owner)
+	g.beginDone(hook)
 	g.emit(asm.Mov.Imm(asm.R0, 0).WithSymbol("exit"), asm.Return())
 	g.emitSubprogs()
 	insns := funcInfo(prune(g.insns), name)
 	insns[0] = insns[0].WithSymbol(name)
-	return &plan.Program{Name: name, Hook: hook, Owner: owner, Type: owner.ProgramType(hook), Insns: insns, Probes: probes}, nil
+	return &plan.Program{Name: name, Hook: hook, Type: owner.ProgramType(hook), Insns: insns, Probes: probes}, nil
 }
 
 // mapSpecs returns the specs of every map the programs reference.

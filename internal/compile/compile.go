@@ -12,6 +12,7 @@ import (
 	"github.com/sonde-trace/sonde/internal/d/diag"
 	"github.com/sonde-trace/sonde/internal/d/parser"
 	"github.com/sonde-trace/sonde/internal/plan"
+	"github.com/sonde-trace/sonde/internal/provider"
 )
 
 // Source is one D program text and the name its positions carry.
@@ -59,6 +60,9 @@ func Compile(srcs []Source, o Options) (*Result, error) {
 		ZeroMatches: o.ZeroMatches, Destructive: o.Destructive, StrSize: o.Codegen.StrSize})
 	if err := errs.Err(); err != nil {
 		return &Result{Info: info}, err
+	}
+	if ow, ok := o.Resolver.(provider.Owners); ok && o.Codegen.Providers == nil {
+		o.Codegen.Providers = ow
 	}
 	p, err := codegen.Generate(info, o.Codegen)
 	if err != nil {

@@ -80,7 +80,6 @@ type Site struct {
 type Program struct {
 	Name   string
 	Hook   provider.Hook
-	Owner  provider.Provider
 	Type   ebpf.ProgramType
 	Insns  asm.Instructions
 	Probes []*provider.Probe

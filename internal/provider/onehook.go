@@ -25,7 +25,7 @@ func HookProbes(owner Provider, defs []HookProbe, d Desc) []*Probe {
 	for i, def := range defs {
 		p := &Probe{ID: uint32(i + 1), Provider: owner.Name(), Function: def.Tracepoint, Name: def.Name,
 			Hook: Hook{Kind: HookBTFTP, Name: def.Tracepoint, Group: def.Name},
-			Args: def.Args, Subject: def.Subject, Owner: owner}
+			Args: def.Args, Subject: def.Subject}
 		if d.Matches(p) {
 			out = append(out, p)
 		}

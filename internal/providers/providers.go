@@ -30,11 +30,12 @@ type Registry struct {
 	tp      *tracepoint.Provider
 	entries []entry
 	probes  map[uint32]*provider.Probe
+	owners  map[uint32]provider.Provider
 }
 
 // New returns a registry with every provider.
 func New() *Registry {
-	r := &Registry{probes: map[uint32]*provider.Probe{}, tp: &tracepoint.Provider{}}
+	r := &Registry{probes: map[uint32]*provider.Probe{}, owners: map[uint32]provider.Provider{}, tp: &tracepoint.Provider{}}
 	next := uint32(1)
 	add := func(p provider.Provider, n uint32) {
 		r.entries = append(r.entries, entry{p, next})
@@ -91,8 +92,12 @@ func (r *Registry) intern(e entry, p *provider.Probe) *provider.Probe {
 	q := *p
 	q.ID = id
 	r.probes[id] = &q
+	r.owners[id] = e.p
 	return &q
 }
+
+// Owner implements provider.Owners: the provider of a probe Match gave.
+func (r *Registry) Owner(p *provider.Probe) provider.Provider { return r.owners[p.ID] }
 
 // Probe returns the probe of an ID seen by Match.
 func (r *Registry) Probe(id uint32) *provider.Probe { return r.probes[id] }

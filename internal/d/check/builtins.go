@@ -1,7 +1,7 @@
 package check
 
 import (
-	"github.com/sonde-trace/sonde/internal/provider"
+	"github.com/sonde-trace/sonde/internal/probe"
 	"github.com/sonde-trace/sonde/internal/value"
 )
 
@@ -81,8 +81,8 @@ func init() {
 	add("probename", BProbename, &Type{Kind: String, Size: 64, Name: "string", Repr: StrProbeName})
 	add("errno", BErrno, TInt)
 	add("curthread", BCurthread, &Type{Kind: Pointer, Size: 8, Elem: TVoid, Name: "struct task_struct *"})
-	add("curpsinfo", BCurpsinfo, structPtr(provider.CurPsinfoT))
-	add("curlwpsinfo", BCurlwpsinfo, structPtr(provider.CurLwpsinfoT))
+	add("curpsinfo", BCurpsinfo, structPtr(probe.CurPsinfoT))
+	add("curlwpsinfo", BCurlwpsinfo, structPtr(probe.CurLwpsinfoT))
 	add("id", BID, TUint)
 	add("epid", BEpid, TUint)
 	add("stackdepth", BStackdepth, TUint)

@@ -19,13 +19,13 @@ import (
 	"github.com/sonde-trace/sonde/internal/d/ast"
 	"github.com/sonde-trace/sonde/internal/d/diag"
 	"github.com/sonde-trace/sonde/internal/d/token"
-	"github.com/sonde-trace/sonde/internal/provider"
+	"github.com/sonde-trace/sonde/internal/probe"
 	"github.com/sonde-trace/sonde/internal/value"
 )
 
 // Resolver matches probe descriptions to probes.
 type Resolver interface {
-	Match(d provider.Desc) ([]*provider.Probe, error)
+	Match(d probe.Desc) ([]*probe.Probe, error)
 }
 
 // Config is what the checker needs besides the program.
@@ -73,7 +73,7 @@ type Var struct {
 type Clause struct {
 	Node   *ast.ProbeClause
 	Index  int // 0-based in program order
-	Probes []*provider.Probe
+	Probes []*probe.Probe
 	Args   []*Type // types of args[] when every probe agrees; nil otherwise
 	// Record is the type args-> reads (a pointer to the tracepoint record)
 	// when every probe has the same record layout; nil otherwise.
@@ -101,11 +101,11 @@ type Info struct {
 	Aggs     []*Var
 	Clauses  []*Clause
 	Options  []Option // #pragma D option, in order
-	Probes   []*provider.Probe
+	Probes   []*probe.Probe
 	Builtins map[*ast.Ident]*BuiltinVar
 	// Members are the provider structure members that selector
 	// expressions on probe arguments read.
-	Members map[*ast.SelectorExpr]*provider.Member
+	Members map[*ast.SelectorExpr]*probe.Member
 	// Declared types and translators (decl.go): Fields are the members
 	// of declared structs that selector expressions read from memory;
 	// Xlates the translations (xlate expressions and translated args[i]);
@@ -166,7 +166,7 @@ func Check(progs []*ast.Program, cfg Config) (*Info, diag.List) {
 			Uses:     map[ast.Expr]*Var{},
 			Calls:    map[*ast.CallExpr]*Builtin{},
 			Builtins: map[*ast.Ident]*BuiltinVar{},
-			Members:  map[*ast.SelectorExpr]*provider.Member{},
+			Members:  map[*ast.SelectorExpr]*probe.Member{},
 			Fields:   map[*ast.SelectorExpr]*Field{},
 			Xlates:   map[ast.Expr]*Xlation{},
 			XMembers: map[*ast.SelectorExpr]*XMember{},
@@ -324,12 +324,12 @@ func (c *checker) checkClause(pc *ast.ProbeClause, idx int) {
 func (c *checker) matchProbes(cl *Clause) {
 	seen := map[uint32]bool{}
 	for _, pd := range cl.Node.Probes {
-		d := provider.Desc{Provider: pd.Provider, Module: pd.Module, Function: pd.Function, Name: pd.Name}
+		d := probe.Desc{Provider: pd.Provider, Module: pd.Module, Function: pd.Function, Name: pd.Name}
 		if c.cfg.Resolver == nil {
 			continue
 		}
 		ps, err := c.cfg.Resolver.Match(d)
-		if errors.Is(err, provider.ErrNoProbes) && c.cfg.ZeroMatches {
+		if errors.Is(err, probe.ErrNoProbes) && c.cfg.ZeroMatches {
 			continue // -Z: a process that has none yet may load some
 		}
 		if err != nil {
@@ -412,7 +412,7 @@ func (c *checker) subjectAndRecord(cl *Clause) {
 }
 
 // structPtr is the D type of a pointer to a provider structure.
-func structPtr(s *provider.Struct) *Type {
+func structPtr(s *probe.Struct) *Type {
 	st := &Type{Kind: Struct, Name: s.Name, Src: s}
 	return &Type{Kind: Pointer, Size: 8, Elem: st, Name: s.Name + " *"}
 }
@@ -426,7 +426,7 @@ func (c *checker) argType(s string) *Type {
 	return t
 }
 
-func (c *checker) probeIndex(p *provider.Probe) (int, bool) {
+func (c *checker) probeIndex(p *probe.Probe) (int, bool) {
 	for i, q := range c.info.Probes {
 		if q.ID == p.ID {
 			return i, true

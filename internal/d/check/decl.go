@@ -19,7 +19,7 @@ package check
 //     input type, then the type with typedefs resolved, then any compatible
 //     one), and a member of a translation is its translator's expression
 //     for that member alone, with the translator's parameter bound to e.
-//   - probe arguments a provider translates (provider.Arg.XType) are
+//   - probe arguments a provider translates (probe.Arg.XType) are
 //     translations of their native argument (Arg.Native).
 //
 // Results are in Info.Fields, Info.Xlates, Info.XMembers and Info.Params.
@@ -32,7 +32,7 @@ import (
 
 	"github.com/sonde-trace/sonde/internal/d/ast"
 	"github.com/sonde-trace/sonde/internal/d/token"
-	"github.com/sonde-trace/sonde/internal/provider"
+	"github.com/sonde-trace/sonde/internal/probe"
 )
 
 // Translator is a checked translator declaration.
@@ -877,7 +877,7 @@ func (c *checker) addrOf(x *ast.UnaryExpr, t *Type) *Type {
 // it (XType set, with no structure of the provider's own): a translation
 // of native argument a.Native from a.Type to a.XType, or, when no
 // translator exists, an error reported where the argument is used.
-func (c *checker) xlatedArg(cl *Clause, i, j int, a provider.Arg) *argXlate {
+func (c *checker) xlatedArg(cl *Clause, i, j int, a probe.Arg) *argXlate {
 	if a.XType == "" || a.Struct != nil {
 		c.recordXarg(cl, i, j, nil)
 		return nil
@@ -998,7 +998,7 @@ func (c *checker) dependsOn(d *ast.PragmaDecl) {
 // for a provider of processes (USDT), of name followed by a process ID.
 func ProviderExists(r Resolver, name string) bool {
 	for _, p := range []string{name, name + "[0-9]*"} {
-		if ps, err := r.Match(provider.Desc{Provider: p}); err == nil && len(ps) > 0 {
+		if ps, err := r.Match(probe.Desc{Provider: p}); err == nil && len(ps) > 0 {
 			return true
 		}
 	}

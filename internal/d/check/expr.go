@@ -5,7 +5,7 @@ import (
 
 	"github.com/sonde-trace/sonde/internal/d/ast"
 	"github.com/sonde-trace/sonde/internal/d/token"
-	"github.com/sonde-trace/sonde/internal/provider"
+	"github.com/sonde-trace/sonde/internal/probe"
 )
 
 // expr type-checks e and returns its type (nil when unknown: an error has
@@ -646,9 +646,9 @@ func (c *checker) selector(x *ast.SelectorExpr) *Type {
 	}
 	c.info.Members[x] = m
 	switch m.Kind {
-	case provider.MemberString, provider.MemberDataLoc:
+	case probe.MemberString, probe.MemberDataLoc:
 		n := m.Size
-		if m.Kind == provider.MemberDataLoc || n > c.cfg.StrSize {
+		if m.Kind == probe.MemberDataLoc || n > c.cfg.StrSize {
 			n = c.cfg.StrSize
 		}
 		return StringType(n)

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/sonde-trace/sonde/internal/provider"
+	"github.com/sonde-trace/sonde/internal/probe"
 )
 
 // Kind classifies D types.
@@ -60,7 +60,7 @@ type Type struct {
 	Depth  int     // Stack: frames
 	SymK   SymKind // Sym
 	Fields []*Field
-	Src    *provider.Struct // Struct: a provider's structure, read in place
+	Src    *probe.Struct // Struct: a provider's structure, read in place
 	// Align is a declared struct's or union's alignment in bytes; 0 while
 	// it is only a forward declaration (incomplete). See decl.go.
 	Align int

@@ -25,7 +25,7 @@ func (p Provider) Probes(d provider.Desc) ([]*provider.Probe, error) {
 	for i, n := range names {
 		pr := &provider.Probe{
 			ID: uint32(i), Provider: "dtrace", Name: n,
-			Hook: provider.Hook{Kind: provider.HookRun, Name: n}, Owner: p,
+			Hook: provider.Hook{Kind: provider.HookRun, Name: n},
 		}
 		if n == "ERROR" {
 			pr.Args = []provider.Arg{{Type: "uint64_t"}, {Type: "uint64_t", Name: "epid"},

@@ -189,7 +189,7 @@ func (p *Provider) Probes(d provider.Desc) ([]*provider.Probe, error) {
 					ID:       p.id(pid, o.Mod, name, probe),
 					Provider: d.Provider, Module: o.Mod, Function: name, Name: probe,
 					Hook:  provider.Hook{Kind: provider.HookUprobe, Name: kind, PID: pid},
-					Owner: p, Sites: sites,
+					Sites: sites,
 				})
 			}
 			add("entry", "entry", entry)

@@ -88,9 +88,8 @@ func (p *Provider) probe(name string) (*provider.Probe, error) {
 	}
 	q := &provider.Probe{
 		ID: uint32(len(p.created)), Provider: "profile", Name: name,
-		Args:  []provider.Arg{{Type: "uintptr_t", Name: "pc"}, {Type: "uintptr_t", Name: "upc"}},
-		Hook:  provider.Hook{Kind: provider.HookPerf, Name: name, Period: period, AllCPU: all},
-		Owner: p,
+		Args: []provider.Arg{{Type: "uintptr_t", Name: "pc"}, {Type: "uintptr_t", Name: "upc"}},
+		Hook: provider.Hook{Kind: provider.HookPerf, Name: name, Period: period, AllCPU: all},
 	}
 	p.created = append(p.created, q)
 	return q, nil

@@ -50,7 +50,7 @@ func (p Provider) Probes(d provider.Desc) ([]*provider.Probe, error) {
 			}
 			out = append(out, &provider.Probe{
 				ID: uint32(2*c.Nr + ret), Provider: "syscall", Function: c.Name, Name: name,
-				Hook: provider.Hook{Kind: provider.HookRawTP, Name: hook}, Sel: int64(c.Nr), Owner: p,
+				Hook: provider.Hook{Kind: provider.HookRawTP, Name: hook}, Sel: int64(c.Nr),
 			})
 		}
 	}

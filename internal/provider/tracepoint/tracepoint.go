@@ -67,7 +67,7 @@ func (p *Provider) Probes(d provider.Desc) ([]*provider.Probe, error) {
 		}
 		out = append(out, &provider.Probe{
 			ID: uint32(i + 1), Provider: "tracepoint", Module: ev.Subsystem, Name: ev.Name,
-			Hook: provider.Hook{Kind: provider.HookTP, Group: ev.Subsystem, Name: ev.Name}, Owner: p,
+			Hook: provider.Hook{Kind: provider.HookTP, Group: ev.Subsystem, Name: ev.Name},
 		})
 	}
 	if len(out) <= typedLimit {

@@ -164,8 +164,8 @@ func (p *Provider) Probes(d provider.Desc) ([]*provider.Probe, error) {
 					pr = &provider.Probe{
 						ID:       p.id(k),
 						Provider: prov, Module: o.Mod, Function: fn, Name: up.DName(),
-						Hook:  provider.Hook{Kind: provider.HookUprobe, Name: "usdt", PID: pid},
-						Owner: p, Args: args(up, obj.u.TypesOf(up.Provider, up.Name)),
+						Hook: provider.Hook{Kind: provider.HookUprobe, Name: "usdt", PID: pid},
+						Args: args(up, obj.u.TypesOf(up.Provider, up.Name)),
 					}
 					byKey[k] = pr
 					out = append(out, pr)

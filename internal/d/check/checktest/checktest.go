@@ -14,7 +14,10 @@ import (
 // check and compile without the kernel.
 var Resolver = newResolver()
 
-type resolver struct{ probes []*provider.Probe }
+type resolver struct {
+	probes []*provider.Probe
+	owners map[string]provider.Provider
+}
 
 func newResolver() *resolver {
 	dt, sc, pf := dtrace.Provider{}, syscall.Provider{}, &profile.Provider{}
@@ -27,7 +30,7 @@ func newResolver() *resolver {
 	}
 	run := func(id uint32, name string, a []provider.Arg) *provider.Probe {
 		return &provider.Probe{ID: id, Provider: "dtrace", Name: name, Args: a,
-			Hook: provider.Hook{Kind: provider.HookRun, Name: name}, Owner: dt}
+			Hook: provider.Hook{Kind: provider.HookRun, Name: name}}
 	}
 	sys := func(id uint32, nr int64, fn, name string, a []provider.Arg) *provider.Probe {
 		hook := "sys_enter"
@@ -35,14 +38,15 @@ func newResolver() *resolver {
 			hook = "sys_exit"
 		}
 		return &provider.Probe{ID: id, Provider: "syscall", Function: fn, Name: name, Args: a, Sel: nr,
-			Hook: provider.Hook{Kind: provider.HookRawTP, Name: hook}, Owner: sc}
+			Hook: provider.Hook{Kind: provider.HookRawTP, Name: hook}}
 	}
 	prof := func(id uint32, name string, period uint64, all bool) *provider.Probe {
 		return &provider.Probe{ID: id, Provider: "profile", Name: name, Args: args("uintptr_t", "uintptr_t"),
-			Hook: provider.Hook{Kind: provider.HookPerf, Name: name, Period: period, AllCPU: all}, Owner: pf}
+			Hook: provider.Hook{Kind: provider.HookPerf, Name: name, Period: period, AllCPU: all}}
 	}
 	u64 := "uint64_t"
-	return &resolver{probes: []*provider.Probe{
+	owners := map[string]provider.Provider{"dtrace": dt, "syscall": sc, "profile": pf, "xlt": dt}
+	return &resolver{owners: owners, probes: []*provider.Probe{
 		run(1, "BEGIN", nil),
 		run(2, "END", nil),
 		run(3, "ERROR", args(u64, u64, u64, u64, u64, u64)),
@@ -60,7 +64,7 @@ func newResolver() *resolver {
 		// probe req(struct req *, char *, int, uint16_t) :
 		// (reqinfo_t *, string, int64_t, conn_t *); }): the test programs
 		// declare struct req, reqinfo_t and the translator.
-		{ID: 200, Provider: "xlt", Name: "req", Owner: dt, Hook: provider.Hook{Kind: provider.HookRun, Name: "xlt"},
+		{ID: 200, Provider: "xlt", Name: "req", Hook: provider.Hook{Kind: provider.HookRun, Name: "xlt"},
 			Args: []provider.Arg{
 				{Type: "struct req *", XType: "reqinfo_t *", Native: 0},
 				{Type: "char *", XType: "string", Native: 1},
@@ -80,6 +84,9 @@ func (r *resolver) Match(d provider.Desc) ([]*provider.Probe, error) {
 	}
 	return out, nil
 }
+
+// Owner implements provider.Owners.
+func (r *resolver) Owner(p *provider.Probe) provider.Provider { return r.owners[p.Provider] }
 
 // Macros are the macro variables the test programs may use.
 var Macros = map[string]string{"1": "42", "2": "read", "target": "1234", "big": "0x100000000"}

@@ -1,0 +1,201 @@
+// Package probe is the data that describes probes: what a provider
+// publishes (names, argument types, the structures translated arguments
+// point to), which kernel hook each fires from, and probe descriptions with
+// their globs. It is pure data, shared by the front end, the code
+// generator, the plan and the consumer; it imports nothing of BPF.
+package probe
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+)
+
+// Arg describes one argument of a probe: its native C type and name, and,
+// when the provider translates it, the translated type.
+type Arg struct {
+	Type  string // native type, e.g. "const char *", "size_t"
+	Name  string
+	XType string // translated type, "" when the same
+	// Native is the index of the native argument a translated one
+	// (XType set) is translated from: args[i] is xlate<XType>(arg<Native>).
+	Native int
+	// Struct, when set, is the structure the argument points to
+	// (args[i]->member): the provider's prologue fills its members in the
+	// probe context, or they are read from the hook's own record.
+	Struct *Struct
+}
+
+// Struct is a structure whose members clause code reads in place.
+type Struct struct {
+	Name    string // C spelling: "bufinfo_t", "struct sched_switch"
+	Members []Member
+}
+
+// Member returns the member called name.
+func (s *Struct) Member(name string) (*Member, bool) {
+	for i := range s.Members {
+		if s.Members[i].Name == name {
+			return &s.Members[i], true
+		}
+	}
+	return nil, false
+}
+
+// MemberKind says how a member's value is held.
+type MemberKind int
+
+// Member kinds.
+const (
+	MemberInt     MemberKind = iota // an integer of Size bytes
+	MemberString                    // a NUL-terminated char array of Size bytes
+	MemberDataLoc                   // a tracepoint __data_loc u32 locating a string
+)
+
+// Member is one member of a Struct.
+type Member struct {
+	Name   string
+	Type   string // C spelling, for listings and messages
+	Kind   MemberKind
+	Off    int // from the start of the hook's record (InHook) or of CtxXlate
+	Size   int
+	Signed bool
+	// InHook: the member is in the hook's context record (a tracepoint's
+	// raw record, reached through RegCtx); else in the probe context at
+	// CtxXlate+Off, where the prologue put it.
+	InHook bool
+	// Task, when set, says how the member is read from the task_struct
+	// of the clause's subject thread instead (curpsinfo, curlwpsinfo):
+	// each step a field of a kernel structure, all but the last a
+	// pointer followed to the next.
+	Task []FieldStep
+	// Dmodel: the member is psinfo_t.pr_dmodel, from Task's unsigned
+	// long mm->context.flags: its bit 0 (x86's MM_CONTEXT_UPROBE_IA32)
+	// is set for 32-bit processes.
+	Dmodel bool
+	// Psargs: the member is the command line (psinfo_t.pr_psargs), read
+	// from the current process's memory.
+	Psargs bool
+}
+
+// ErrNoProbes is wrapped by a provider's error when a process it was
+// asked about has no probes of its kind at all (no USDT notes): -Z makes
+// it a description matching nothing, as a later dlopen may bring some.
+var ErrNoProbes = errors.New("no probes")
+
+// FieldStep is a member of a kernel structure, for Member.Task.
+type FieldStep struct{ Struct, Field string }
+
+// HookKind says how the runtime attaches a program to the kernel.
+type HookKind int
+
+// Hook kinds.
+const (
+	HookRun    HookKind = iota // no kernel hook: run by the consumer (BEGIN, END, ERROR)
+	HookRawTP                  // raw tracepoint Name
+	HookPerf                   // perf software event (profile/tick): Period ns, CPU -1 = every CPU
+	HookTP                     // perf-event tracepoint Group/Name
+	HookUprobe                 // uprobe on Path at Offset (Ret for uretprobe)
+	HookBTFTP                  // BTF-typed raw tracepoint (tp_btf) Name
+)
+
+// Hook identifies one kernel attachment. Probes with the same Hook share one
+// BPF program, whose prologue and guards tell them apart.
+type Hook struct {
+	Kind   HookKind
+	Group  string // tracepoint group
+	Name   string // raw tracepoint / tracepoint name / BEGIN, END, ERROR
+	Period uint64 // HookPerf: nanoseconds between events
+	AllCPU bool   // HookPerf: on every CPU (profile) or one (tick)
+	Path   string // HookUprobe
+	Offset uint64 // HookUprobe
+	Ret    bool   // HookUprobe
+	PID    int    // HookUprobe: -1 for all
+}
+
+func (h Hook) String() string {
+	switch h.Kind {
+	case HookRun:
+		return "run:" + h.Name
+	case HookRawTP:
+		return "raw_tp:" + h.Name
+	case HookPerf:
+		return fmt.Sprintf("perf:%dns:%v", h.Period, h.AllCPU)
+	case HookTP:
+		return "tp:" + h.Group + ":" + h.Name
+	case HookBTFTP:
+		return "tp_btf:" + h.Name
+	case HookUprobe:
+		return fmt.Sprintf("uprobe:%s:%#x:%v:%d", h.Path, h.Offset, h.Ret, h.PID)
+	}
+	return "?"
+}
+
+// Probe is one probe a provider publishes.
+type Probe struct {
+	ID                               uint32
+	Provider, Module, Function, Name string
+	Args                             []Arg
+	Hook                             Hook
+	// Sel is the provider's selector within the hook (the syscall number
+	// for syscall probes); guards compare against it.
+	Sel int64
+	// Record, when set, is the structure args-> reads (tracepoints).
+	Record *Struct
+	// Subject says whose thread the probe fires for: 0, the current
+	// thread; n, the task_struct pointer in argument n-1 of the hook's
+	// BTF tracepoint (sched:::on-cpu fires from sched_switch, in the
+	// outgoing thread, for the incoming one). pid, tid, execname and
+	// self-> then refer to that thread.
+	Subject int
+	// Sites are where a HookUprobe probe is placed (pid and USDT probes:
+	// one program per hook serves many sites, told apart by the cookie).
+	// A function's return probe has a site at each of its returns.
+	Sites []Site
+}
+
+// Site is one uprobe placement.
+type Site struct {
+	Path   string // the object, as the runtime opens it
+	Offset uint64 // file offset of the instruction
+	RefCtr uint64 // file offset of a USDT semaphore, 0 if none
+	PID    int    // the process it is for, 0 for every process
+	// Extra is put in the cookie's high 32 bits (the probe ID is in the
+	// low 32): a return site's offset in its function.
+	Extra uint32
+}
+
+// FullName is provider:module:function:name.
+func (p *Probe) FullName() string {
+	return p.Provider + ":" + p.Module + ":" + p.Function + ":" + p.Name
+}
+
+// Desc is a probe description split into its four fields. Empty fields
+// match anything; fields may hold glob patterns (* ? [...]).
+type Desc struct {
+	Provider, Module, Function, Name string
+}
+
+func (d Desc) String() string {
+	return d.Provider + ":" + d.Module + ":" + d.Function + ":" + d.Name
+}
+
+// Glob reports whether s matches the DTrace glob pattern (empty matches
+// anything).
+func Glob(pattern, s string) bool {
+	if pattern == "" || pattern == "*" {
+		return true
+	}
+	if !strings.ContainsAny(pattern, "*?[\\") {
+		return pattern == s
+	}
+	ok, err := path.Match(pattern, s)
+	return err == nil && ok
+}
+
+// Matches reports whether the probe matches d.
+func (d Desc) Matches(p *Probe) bool {
+	return Glob(d.Provider, p.Provider) && Glob(d.Module, p.Module) &&
+		Glob(d.Function, p.Function) && Glob(d.Name, p.Name)
+}
