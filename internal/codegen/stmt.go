@@ -2,6 +2,7 @@ package codegen
 
 import (
 	"github.com/cilium/ebpf/asm"
+	"golang.org/x/sys/unix"
 
 	"github.com/sonde-trace/sonde/internal/d/ast"
 	"github.com/sonde-trace/sonde/internal/d/check"
@@ -119,8 +120,10 @@ func (g *gen) actionCall(x *ast.CallExpr, b *check.Builtin) {
 		g.record(plan.ActNormalize, x, x.Args[1:], "", g.aggIDs(x.Args[:1]))
 	case "raise":
 		g.record(plan.ActRaise, x, x.Args, "", nil)
+		g.raise(x.Args[0])
 	case "stop":
 		g.record(plan.ActStop, x, nil, "", nil)
+		g.emit(asm.Mov.Imm(asm.R1, int32(unix.SIGSTOP)), asm.FnSendSignal.Call())
 	case "speculate":
 		g.record(plan.ActSpeculate, x, x.Args, "", nil)
 	case "commit":
@@ -179,6 +182,16 @@ func (g *gen) record(kind plan.ActionKind, x *ast.CallExpr, args []ast.Expr, for
 		)
 	}
 	g.rec.Actions = append(g.rec.Actions, act)
+}
+
+// raise(sig) sends sig to the thread that fired the probe, as DTrace's
+// dtrace_action_raise does: the kernel delivers it when the thread returns
+// to user space. The record keeps the action's place in the clause's
+// numbering; the signal is sent here, not by the consumer, so that it
+// reaches the right thread at the right moment even when records drop.
+func (g *gen) raise(sig ast.Expr) {
+	g.expr(sig)
+	g.emit(asm.Mov.Reg(asm.R1, asm.R0), asm.FnSendSignalThread.Call())
 }
 
 // tracemem(addr, size) records size bytes of kernel memory.

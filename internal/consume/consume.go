@@ -238,10 +238,8 @@ func (c *Consumer) action(w *bytes.Buffer, r *plan.Record, a *plan.Action, b []b
 		c.out.Write(w.Bytes())
 		w.Reset()
 		runSystem(c.out, cmd.String())
-	case plan.ActRaise:
-		if p, err := os.FindProcess(int(u32(b, plan.HdrProbe))); err == nil {
-			_ = p
-		}
+	case plan.ActRaise, plan.ActStop:
+		// Done in the kernel by the probe's program (bpf_send_signal).
 	case plan.ActCommit:
 		id := vals[0].Int
 		for _, t := range c.spec[id] {

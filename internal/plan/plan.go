@@ -103,8 +103,8 @@ const (
 	ActTracemem                      // tracemem(addr, Fields[0]=bytes)
 	ActSetopt                        // setopt(Str, Str2)
 	ActSystem                        // system(Format, Fields...)
-	ActRaise                         // raise(Fields[0])
-	ActStop                          // stop()
+	ActRaise                         // raise(Fields[0]): the program sends the signal; the record numbers the action
+	ActStop                          // stop(): the program sends SIGSTOP; the record numbers the action
 	ActSpeculate                     // speculate(Fields[0]): the rest of the record is speculative
 	ActCommit                        // commit(Fields[0])
 	ActDiscard                       // discard(Fields[0])

@@ -9,6 +9,8 @@
 package provider
 
 import (
+	"errors"
+
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
 
@@ -48,6 +50,32 @@ var ErrNoProbes = probe.ErrNoProbes
 
 // Glob is probe.Glob.
 func Glob(pattern, s string) bool { return probe.Glob(pattern, s) }
+
+// ErrNotSupported is matched (errors.Is) by every error that says the
+// running kernel lacks what a provider or feature needs.
+var ErrNotSupported = errors.New("not supported by this kernel")
+
+// NotSupportedError names what the kernel lacks and what would serve.
+type NotSupportedError struct {
+	What string // "the fbt provider"
+	Need string // "kprobes (or fentry/fexit)"
+	Why  string // how it was found missing ("CONFIG_KPROBES is not set")
+	Hint string // what to use instead, "" for nothing
+}
+
+func (e *NotSupportedError) Error() string {
+	s := e.What + " needs " + e.Need + ", which this kernel lacks"
+	if e.Why != "" {
+		s += " (" + e.Why + ")"
+	}
+	if e.Hint != "" {
+		s += "; " + e.Hint
+	}
+	return s
+}
+
+// Is makes errors.Is(err, ErrNotSupported) true.
+func (e *NotSupportedError) Is(target error) bool { return target == ErrNotSupported }
 
 // Owners says which provider publishes a probe (the registry of package
 // providers): nil for a probe it did not give out.

@@ -53,7 +53,7 @@ func CheckPrivileges() error {
 	var data [2]unix.CapUserData
 	hdr.Version = unix.LINUX_CAPABILITY_VERSION_3
 	if err := unix.Capget(&hdr, &data[0]); err != nil {
-		return fmt.Errorf("cannot read capabilities: %v", err)
+		return fmt.Errorf("cannot read capabilities: %w", err)
 	}
 	has := func(c uint) bool { return data[c/32].Effective&(1<<(c%32)) != 0 }
 	var missing []string

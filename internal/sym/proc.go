@@ -219,7 +219,7 @@ func readProcID(pid int) (procID, error) {
 	}
 	var id procID
 	if id.start, err = strconv.ParseUint(f[19], 10, 64); err != nil {
-		return procID{}, fmt.Errorf("/proc/%d/stat: %v", pid, err)
+		return procID{}, fmt.Errorf("/proc/%d/stat: %w", pid, err)
 	}
 	var st syscall.Stat_t
 	if syscall.Stat(fmt.Sprintf("/proc/%d/exe", pid), &st) == nil {

@@ -3,6 +3,7 @@ package syscalls
 import (
 	"errors"
 	"fmt"
+	"github.com/sonde-trace/sonde/internal/fdleak"
 	"os"
 	"runtime"
 	"strings"
@@ -12,35 +13,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	before := openFDs()
-	code := m.Run()
-	for fd, target := range openFDs() {
-		if _, ok := before[fd]; !ok && code == 0 && !runtimeFD(target) {
-			fmt.Fprintf(os.Stderr, "file descriptor %s (%s) leaked by the tests\n", fd, target)
-			code = 1
-		}
-	}
-	os.Exit(code)
-}
-
-func openFDs() map[string]string {
-	ents, err := os.ReadDir("/proc/self/fd")
-	if err != nil {
-		panic(err)
-	}
-	fds := map[string]string{}
-	for _, e := range ents {
-		if target, err := os.Readlink("/proc/self/fd/" + e.Name()); err == nil {
-			fds[e.Name()] = target
-		}
-	}
-	return fds
-}
-
-// runtimeFD reports whether a descriptor is one the Go runtime's poller
-// keeps open once it has started.
-func runtimeFD(target string) bool {
-	return target == "anon_inode:[eventpoll]" || target == "anon_inode:[eventfd]"
+	os.Exit(fdleak.Check(m))
 }
 
 func mustTable(t *testing.T, arch string) *Table {

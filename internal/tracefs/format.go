@@ -109,7 +109,7 @@ func ParseFormat(data []byte) (*Format, error) {
 		case strings.HasPrefix(line, "ID: "):
 			id, err := strconv.ParseUint(strings.TrimSpace(line[4:]), 10, 32)
 			if err != nil {
-				return nil, fmt.Errorf("line %d: bad ID: %v", lineno, err)
+				return nil, fmt.Errorf("line %d: bad ID: %w", lineno, err)
 			}
 			f.ID = uint32(id)
 		case line == "format:":
@@ -123,7 +123,7 @@ func ParseFormat(data []byte) (*Format, error) {
 		case inFields:
 			fd, err := parseField(trimmed)
 			if err != nil {
-				return nil, fmt.Errorf("line %d: %v", lineno, err)
+				return nil, fmt.Errorf("line %d: %w", lineno, err)
 			}
 			if common && strings.HasPrefix(fd.Name, "common_") {
 				f.Common = append(f.Common, fd)

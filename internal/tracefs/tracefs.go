@@ -97,7 +97,7 @@ func find(f finder) (*FS, error) {
 			"without tracefs (CONFIG_TRACING)", ErrNotMounted, target)
 	}
 	if err := f.mount(target); err != nil {
-		return nil, fmt.Errorf("%w, and mounting it at %s failed: %v", ErrNotMounted, target, err)
+		return nil, fmt.Errorf("%w, and mounting it at %s failed: %w", ErrNotMounted, target, err)
 	}
 	if !isTracefs(target) {
 		return nil, fmt.Errorf("%w: mounted tracefs at %s, but it is not there", ErrNotMounted, target)

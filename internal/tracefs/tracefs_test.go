@@ -6,6 +6,7 @@ package tracefs
 import (
 	"errors"
 	"fmt"
+	"github.com/sonde-trace/sonde/internal/fdleak"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,37 +23,7 @@ func TestMain(m *testing.M) {
 	if os.Getenv(mountHelperEnv) != "" {
 		os.Exit(mountHelper())
 	}
-	before := openFDs()
-	code := m.Run()
-	for fd, target := range openFDs() {
-		if _, ok := before[fd]; !ok && code == 0 && !runtimeFD(target) {
-			fmt.Fprintf(os.Stderr, "file descriptor %s (%s) leaked by the tests\n", fd, target)
-			code = 1
-		}
-	}
-	os.Exit(code)
-}
-
-// openFDs maps each open descriptor to what it refers to.
-func openFDs() map[string]string {
-	ents, err := os.ReadDir("/proc/self/fd")
-	if err != nil {
-		panic(err)
-	}
-	fds := map[string]string{}
-	for _, e := range ents {
-		// The descriptor ReadDir listed itself with is closed by now.
-		if target, err := os.Readlink("/proc/self/fd/" + e.Name()); err == nil {
-			fds[e.Name()] = target
-		}
-	}
-	return fds
-}
-
-// runtimeFD reports whether a descriptor is one the Go runtime's network
-// poller keeps open once something (os/exec) has started it.
-func runtimeFD(target string) bool {
-	return target == "anon_inode:[eventpoll]" || target == "anon_inode:[eventfd]"
+	os.Exit(fdleak.Check(m))
 }
 
 func mustOpen(t *testing.T) *FS {

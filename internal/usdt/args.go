@@ -275,7 +275,7 @@ func parseX86(a *Arg, op string) error {
 	case strings.HasPrefix(op, "$"):
 		v, err := parseInt(op[1:])
 		if err != nil {
-			return fmt.Errorf("immediate %s: %v", op, err)
+			return fmt.Errorf("immediate %s: %w", op, err)
 		}
 		a.Kind, a.Value = KindImmediate, v
 		return nil
@@ -302,7 +302,7 @@ func parseX86(a *Arg, op string) error {
 	}
 	sym, off, err := parseDisp(disp)
 	if err != nil {
-		return fmt.Errorf("displacement %q: %v", disp, err)
+		return fmt.Errorf("displacement %q: %w", disp, err)
 	}
 	a.Symbol, a.Offset = sym, off
 	if rest == "" && !strings.Contains(op, "(") {
@@ -474,7 +474,7 @@ func parseARM64(a *Arg, op string) error {
 			}
 			v, err := parseInt(strings.TrimPrefix(p, "#"))
 			if err != nil {
-				return fmt.Errorf("memory operand %s: offset %q: %v", op, p, err)
+				return fmt.Errorf("memory operand %s: offset %q: %w", op, p, err)
 			}
 			a.Offset = v
 		default:

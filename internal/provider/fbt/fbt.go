@@ -24,7 +24,8 @@ func Available() error {
 	if _, err := os.Stat("/sys/bus/event_source/devices/kprobe"); err == nil {
 		return nil
 	}
-	return errors.New("the fbt provider needs kprobes (or fentry/fexit), which this kernel lacks (CONFIG_KPROBES is not set); use the stable providers instead: syscall, profile, and kernel tracepoints")
+	return &provider.NotSupportedError{What: "the fbt provider", Need: "kprobes (or fentry/fexit)",
+		Why: "CONFIG_KPROBES is not set", Hint: "use the stable providers instead: syscall, profile, and kernel tracepoints"}
 }
 
 // Probes implements provider.Provider: only an explicit "fbt" provider

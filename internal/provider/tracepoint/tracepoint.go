@@ -55,7 +55,7 @@ func (p *Provider) Probes(d provider.Desc) ([]*provider.Probe, error) {
 		return nil, nil
 	}
 	if err := p.load(); err != nil {
-		return nil, fmt.Errorf("the tracepoint provider needs tracefs: %v", err)
+		return nil, fmt.Errorf("the tracepoint provider needs tracefs: %w", err)
 	}
 	var out []*provider.Probe
 	for i, ev := range p.events {
@@ -87,7 +87,7 @@ func (p *Provider) Type(pr *provider.Probe) error {
 	}
 	f, err := p.fs.Format(pr.Module, pr.Name)
 	if err != nil {
-		return fmt.Errorf("tracepoint:%s::%s: %v", pr.Module, pr.Name, err)
+		return fmt.Errorf("tracepoint:%s::%s: %w", pr.Module, pr.Name, err)
 	}
 	rec, args := Record(f)
 	pr.Record, pr.Args = rec, args

@@ -83,7 +83,7 @@ func (p *cpp) file(name string) error {
 			}
 		}
 		if err != nil {
-			return fmt.Errorf("%s:%d: %v", name, i+1, err)
+			return fmt.Errorf("%s:%d: %w", name, i+1, err)
 		}
 	}
 	if len(stack) != 0 {

@@ -1,0 +1,2 @@
+/* raise() is destructive: without -w it is refused. */
+BEGIN { raise(SIGUSR1); }
