@@ -219,9 +219,6 @@ func (g *gen) layoutVars() {
 func varSize(t *check.Type) int {
 	switch t.Kind {
 	case check.String:
-		if t.Repr != check.StrBuf {
-			return 8
-		}
 		return t.Size
 	case check.Stack:
 		return stackFieldSize(t)

@@ -186,12 +186,6 @@ func (g *gen) assign(x *ast.AssignExpr) {
 // assignString stores a string into a variable.
 func (g *gen) assignString(x *ast.AssignExpr, lt *check.Type) {
 	lhs := ast.Unparen(x.X)
-	if lt.Repr != check.StrBuf {
-		// the variable holds a probe string: store the probe ID
-		g.emit(asm.LoadMem(asm.R0, rS, 0, asm.DWord))
-		g.store(lhs)
-		return
-	}
 	n := roundUp(lt.Size, 8)
 	switch l := lhs.(type) {
 	case *ast.ThisVar:

@@ -153,6 +153,7 @@ func (c *Consumer) record(r *plan.Record, b []byte) {
 		prefix = true
 	}
 	spec := int64(0)
+	exited := c.Exited // END's records come after exit(): they run whole
 	for _, a := range r.Actions {
 		if a.Cond && mask&(1<<a.Bit) == 0 {
 			continue
@@ -162,8 +163,8 @@ func (c *Consumer) record(r *plan.Record, b []byte) {
 			continue
 		}
 		c.action(w, r, &a, b, probe, cpu)
-		if c.Exited {
-			break
+		if c.Exited && !exited {
+			break // the rest of the clause that called exit()
 		}
 	}
 	if prefix {

@@ -121,20 +121,15 @@ func (c *checker) assocTarget(l *ast.IndexExpr) *Var {
 func (c *checker) setVarType(x *ast.AssignExpr, v *Var, t *Type) {
 	v.Assigned = true
 	if t.Kind == String {
-		st := StringType(c.cfg.StrSize)
+		// A string variable is a strsize buffer of text whatever was
+		// assigned first, as in DTrace: probefunc's probe ID would be
+		// read by other clauses, whose probes have other IDs.
 		if v.Type == nil {
-			if t.Repr != StrBuf {
-				st = t
-			}
-			v.Type = st
+			v.Type = StringType(c.cfg.StrSize)
 			return
 		}
 		if v.Type.Kind != String {
 			c.errorf(x.OpPos, "D_OP_INCOMPAT", "operands have incompatible types: \"%s\" = \"%s\"", v.Type, t)
-			return
-		}
-		if v.Type.Repr != t.Repr {
-			v.Type = st
 		}
 		return
 	}

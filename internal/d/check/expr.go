@@ -504,7 +504,7 @@ func (c *checker) keys(x *ast.IndexExpr, v *Var) {
 		if t == nil {
 			return
 		}
-		kt = append(kt, keyType(t))
+		kt = append(kt, c.assocKeyType(t))
 	}
 	if v.Keys == nil {
 		v.Keys = kt
@@ -526,12 +526,63 @@ func (c *checker) checkKeys(x *ast.IndexExpr, v *Var, kt []*Type) {
 		if kt[i].Kind == Int && v.Keys[i].Kind == Int && kt[i].Size > v.Keys[i].Size {
 			v.Keys[i] = kt[i]
 		}
-		if kt[i].Kind == String && v.Keys[i].Kind == String && kt[i].Repr != v.Keys[i].Repr {
-			// probefunc and "read" as keys of one array: the key holds the
-			// text, not the probe ID
-			v.Keys[i] = StringType(c.cfg.StrSize)
+		if kt[i].Kind == String && v.Keys[i].Kind == String {
+			v.Keys[i] = widerStringKey(v.Keys[i], kt[i], c.cfg.StrSize)
 		}
 	}
+}
+
+// widerStringKey is the type of a string key that holds both a and b: the
+// key of a map is laid out once, for every clause that uses it, so it must
+// be as wide as the widest string any of them stores ("a" then
+// "abcdefgh_1" as keys of one aggregation: 16 bytes, not the 8 of "a").
+func widerStringKey(a, b *Type, strsize int) *Type {
+	if a.Repr != b.Repr {
+		// probefunc and "read" as keys of one aggregation: the key holds
+		// the text, not the probe ID
+		return StringType(max(strsize, a.Size, b.Size))
+	}
+	if b.Size > a.Size {
+		return b
+	}
+	return a
+}
+
+// assocKeyType is the type a value takes as a key of an associative
+// array. probefunc and the like are probe IDs until printed; as keys they
+// are their text, since the array is looked up from other probes
+// (syscall::read:entry stores ts[probefunc], syscall::read:return reads
+// it) whose IDs differ. The text is as long as the longest the clause's
+// probes give (a key of 8 bytes for "read", not 128: it is written and
+// hashed on every lookup).
+func (c *checker) assocKeyType(t *Type) *Type {
+	if t.Kind != String || t.Repr == StrBuf {
+		return keyType(t)
+	}
+	n := 0
+	if c.clause != nil {
+		for _, p := range c.clause.Probes {
+			n = max(n, len(probeText(p, t.Repr))+1)
+		}
+	}
+	if n == 0 || n > t.Size {
+		n = t.Size
+	}
+	return StringType(n)
+}
+
+// probeText is the text probeprov, probemod, probefunc or probename (as r
+// says) has when p fires.
+func probeText(p *provider.Probe, r StrRepr) string {
+	switch r {
+	case StrProbeProv:
+		return p.Provider
+	case StrProbeMod:
+		return p.Module
+	case StrProbeFunc:
+		return p.Function
+	}
+	return p.Name
 }
 
 // keyType is the type a value takes as a key: integers widen to 64 bits
