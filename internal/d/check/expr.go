@@ -573,7 +573,7 @@ func (c *checker) assocKeyType(t *Type) *Type {
 
 // probeText is the text probeprov, probemod, probefunc or probename (as r
 // says) has when p fires.
-func probeText(p *provider.Probe, r StrRepr) string {
+func probeText(p *probe.Probe, r StrRepr) string {
 	switch r {
 	case StrProbeProv:
 		return p.Provider
