@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/sonde-trace/sonde/internal/d/check"
+	"github.com/sonde-trace/sonde/internal/d/parser"
 )
 
 // typeRuleErrors are programs that a declaration or type rule must
@@ -150,4 +151,24 @@ func TestTypeRuleConsts(t *testing.T) {
 			t.Errorf("%s: %v (known %v), want %d", tt.expr, k.Int, ok, tt.want)
 		}
 	}
+}
+
+// FuzzTypeRules is FuzzCheck seeded with the programs above: the checker
+// never panics and checks the same way twice.
+func FuzzTypeRules(f *testing.F) {
+	for _, tt := range typeRuleErrors {
+		f.Add(tt.src)
+	}
+	for _, src := range typeRuleValid {
+		f.Add(src)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		prog, _ := parser.ParseFile("f.d", []byte(src), &parser.Options{Macros: testMacros})
+		cfg := check.Config{Resolver: fakeResolver, Macros: testMacros}
+		_, errs := check.Check(progsOf(prog), cfg)
+		_, again := check.Check(progsOf(prog), cfg)
+		if errText(errs) != errText(again) {
+			t.Fatalf("checking twice differs:\n%s\n---\n%s", errText(errs), errText(again))
+		}
+	})
 }
