@@ -194,6 +194,10 @@ func (g *gen) indexExpr(x *ast.IndexExpr) {
 		g.normalize(asm.R0, g.typeOf(x))
 		return
 	}
+	if g.arrayElem(x) {
+		g.arrayLoad(x) // varray.go
+		return
+	}
 	switch b := ast.Unparen(x.X).(type) {
 	case *ast.Ident, *ast.SelfVar:
 		if v := g.info.Uses[b]; v != nil && v.Assoc {

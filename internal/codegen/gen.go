@@ -183,8 +183,14 @@ func (g *gen) layoutVars() {
 			continue
 		}
 		sz := varSize(v.Type)
+		if isArrayVar(v) {
+			sz = v.Type.Size // varray.go
+		}
 		g.globals[v] = varLoc{g.globSize, sz}
 		g.globSize += roundUp(sz, 8)
+	}
+	if g.globSize > maxGlobals {
+		g.errorf(g.info.Globals[0].Pos, "global variables take %d bytes, more than the %d a BPF map value may hold", g.globSize, maxGlobals)
 	}
 	for _, v := range g.info.Selfs {
 		if v.Type != nil && v.Assoc {

@@ -107,6 +107,10 @@ func (g *gen) store(lv ast.Expr) {
 	case *ast.ThisVar:
 		g.emit(asm.StoreMem(rS, int16(g.thiss[g.info.Uses[x]].off), asm.R0, asm.DWord))
 	case *ast.IndexExpr:
+		if g.arrayElem(x) {
+			g.arrayStore(x) // varray.go
+			return
+		}
 		g.assocStore(x, func(val int) {
 			g.emit(asm.StoreMem(rS, int16(val), asm.R0, asm.DWord))
 		}, true)

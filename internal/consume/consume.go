@@ -464,6 +464,8 @@ func (c *Consumer) runtimeError(b []byte) {
 		what = fmt.Sprintf("invalid address (0x%x)", addr)
 	case plan.FaultDivZero:
 		what = "divide-by-zero"
+	case plan.FaultBadIndex:
+		what = fmt.Sprintf("index out of bounds (%d)", int64(addr))
 	default:
 		what = "illegal operation"
 	}

@@ -49,11 +49,12 @@ const (
 
 // Faults reported by error records, with DTrace's names.
 const (
-	FaultBadAddr = 1 // invalid address
-	FaultDivZero = 2 // divide-by-zero
-	FaultBadSize = 3
-	FaultSpec    = 4 // speculation
-	FaultIllOp   = 5 // illegal operation (a bad strtoll() base or inet_ntop() family)
+	FaultBadAddr  = 1 // invalid address
+	FaultDivZero  = 2 // divide-by-zero
+	FaultBadSize  = 3
+	FaultSpec     = 4 // speculation
+	FaultIllOp    = 5 // illegal operation (a bad strtoll() base or inet_ntop() family)
+	FaultBadIndex = 6 // index out of bounds (of an array variable; the value is the index)
 )
 
 // Plan is a compiled program.

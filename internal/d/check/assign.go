@@ -59,6 +59,9 @@ func (c *checker) assign(x *ast.AssignExpr) *Type {
 	case *ast.ThisVar:
 		v = c.lookupVar(This, l.Name, l.NamePos, true)
 	case *ast.IndexExpr:
+		if c.arrayElem(l) != nil {
+			return c.arrayAssign(x, l, rt) // decl.go
+		}
 		v = c.assocTarget(l)
 		if v == nil {
 			return rt

@@ -196,6 +196,7 @@ func Check(progs []*ast.Program, cfg Config) (*Info, diag.List) {
 				}
 			}
 		}
+		c.checkInlines(progs) // decl.go
 	}
 	c.errs.Sort()
 	return c.info, c.errs
@@ -219,7 +220,10 @@ func (c *checker) collectDecls(p *ast.Program) {
 			}
 			c.inlines[d.Name] = d
 		case *ast.VarDecl:
+			ds := c.decls()
+			ds.collecting = true // report its errors now: it is checked once
 			c.declVar(d)
+			ds.collecting = false
 		case *ast.StructDecl, *ast.EnumDecl, *ast.TypedefDecl, *ast.TranslatorDecl:
 			c.collectDecl(d) // decl.go
 		case *ast.BadDecl, *ast.ProbeClause:
@@ -261,6 +265,10 @@ func (c *checker) declVar(d *ast.VarDecl) {
 		for _, kt := range d.KeyTypes {
 			v.Keys = append(v.Keys, c.resolveType(kt))
 		}
+		return
+	}
+	if t.Kind == Array {
+		c.arrayVar(d, v) // decl.go
 	}
 }
 

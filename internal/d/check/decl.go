@@ -162,17 +162,42 @@ func (c *checker) resolveType(tn *ast.TypeName) *Type {
 	for i := len(tn.Dims) - 1; i >= 0; i-- {
 		n := 0
 		if dim := tn.Dims[i]; dim != nil {
-			c.expr(dim)
-			v, ok := c.constInt(dim)
-			if !ok || v <= 0 || v > math.MaxInt32/max(int64(t.Size), 1) {
-				c.declErr(dim.Pos(), "D_DECL_ARRSUB", "positive integral constant expression or tuple signature expected as array declaration subscript")
-				v = 1
-			}
-			n = int(v)
+			n = c.arrayDim(dim, t)
 		}
 		t = &Type{Kind: Array, Elem: t, Size: n * t.Size, Name: fmt.Sprintf("%s [%d]", t, n)}
 	}
 	return t
+}
+
+// maxObject is the largest size of a type, in bytes.
+const maxObject = math.MaxInt32
+
+// arrayDim checks an array dimension of an array of elem (dt_decl_array):
+// a positive integral constant, at most UINT_MAX, and an array that is
+// not larger than maxObject. A bad dimension is reported and taken as 1.
+func (c *checker) arrayDim(dim ast.Expr, elem *Type) int {
+	dt := c.expr(dim)
+	v, ok := c.constInt(dim)
+	huge := ok && dt != nil && !dt.Signed && v < 0 // past MaxInt64 as unsigned
+	switch {
+	case elem.Kind == Void:
+		c.declErr(dim.Pos(), "D_DECL_VOIDOBJ", "cannot declare array of void")
+	case !ok || dt == nil || dt.Kind != Int || (v <= 0 && !huge):
+		c.declErr(dim.Pos(), "D_DECL_ARRSUB", "positive integral constant expression or tuple signature expected as array declaration subscript")
+	case huge || v > math.MaxUint32 || v > maxObject/max(int64(elem.Size), 1):
+		c.declErr(dim.Pos(), "D_DECL_ARRBIG", "array dimension too big")
+	case isIncomplete(elem):
+		c.declErr(dim.Pos(), "D_DECL_INCOMPLETE", "incomplete struct/union/enum %s: array element", elem.Name)
+	default:
+		return int(v)
+	}
+	return 1
+}
+
+// opaqueTypes are the types D knows that sonde knows only by size:
+// they may be pointed to (inet_ntoa6() takes an in6_addr_t *), not read.
+var opaqueTypes = map[string]*Type{
+	"in6_addr_t": {Kind: Struct, Name: "in6_addr_t", Size: 16, Align: 4},
 }
 
 // floatTypes are the sizes of the floating-point types, which D declares
@@ -201,7 +226,34 @@ func (c *checker) baseType(tn *ast.TypeName) *Type {
 	if n, ok := floatTypes[spelled]; ok {
 		return &Type{Kind: Int, Size: n, Signed: true, Name: spelled}
 	}
+	if canon, ok := canonIntWords(tn.Words); ok {
+		spelled = canon
+	}
+	if t := opaqueTypes[spelled]; t != nil {
+		return t
+	}
+	if intTypes[spelled] == nil && spelled != "void" && spelled != "" {
+		// dt_decl_type: a name that is no type D knows
+		c.declErr(tn.TypePos, "D_UNKNOWN", "failed to resolve type %s: unknown type name", spelled)
+		return TLong
+	}
 	return ParseCType(spelled)
+}
+
+// knownTypeName reports whether tn names a type: a typedef name D knows,
+// a built-in type, or a struct, union or enum (declared forward if need
+// be). baseType reports the other names.
+func (c *checker) knownTypeName(tn *ast.TypeName) bool {
+	if tn == nil || tn.Def != nil || tn.Tag != "" {
+		return true
+	}
+	spelled := strings.Join(tn.Words, " ")
+	if canon, ok := canonIntWords(tn.Words); ok {
+		spelled = canon
+	}
+	_, typedef := c.types[spelled]
+	_, float := floatTypes[spelled]
+	return typedef || float || opaqueTypes[spelled] != nil || spelled == "string" || spelled == "void" || spelled == "" || intTypes[spelled] != nil
 }
 
 // tag returns the type of struct, union or enum name, declaring it
@@ -470,6 +522,9 @@ func (c *checker) enumDecl(d *ast.EnumDecl) {
 			default:
 				v = k
 			}
+		}
+		if e := d.Values[i]; e == nil && v > math.MaxInt32 {
+			c.declErr(d.EnumPos, "D_DECL_ENOFLOW", "enumerator '%s' value overflows INT_MAX (%d)", name, math.MaxInt32)
 		}
 		next = v + 1
 		if _, dup := c.inlines[name]; dup || LookupBuiltinVar(name) != nil {
@@ -1003,4 +1058,167 @@ func ProviderExists(r Resolver, name string) bool {
 		}
 	}
 	return false
+}
+
+// ---------------------------------------------------------------------------
+// Inlines
+
+// inlineValue checks the value of inline in once per pass and returns
+// its type; the value must suit the inline's declared type, as
+// dt_cook_inline checks with dt_node_is_argcompat.
+func (c *checker) inlineValue(in *ast.InlineDecl) *Type {
+	if t, done := c.inlined[in]; done {
+		return t
+	}
+	c.inlining[in] = true
+	t := c.expr(in.Value)
+	delete(c.inlining, in)
+	c.inlined[in] = t
+	if t != nil && in.Type != nil {
+		if decl := c.resolveType(in.Type); !c.inlineCompat(decl, t, in.Value) {
+			c.errorf(in.NamePos, "D_OP_INCOMPAT", "inline %s definition uses incompatible types: \"%s\" = \"%s\"", in.Name, decl, t)
+		}
+	}
+	return t
+}
+
+// inlineCompat reports whether a value of type t may define an inline of
+// type decl: integers for integers, strings (or char pointers) for
+// strings, compatible pointers (or NULL) for pointers.
+func (c *checker) inlineCompat(decl, t *Type, v ast.Expr) bool {
+	switch decl.Kind {
+	case Int:
+		return t.Kind == Int
+	case String:
+		return t.Kind == String || (t.Kind == Pointer && t.Elem.Kind == Int && t.Elem.Size == 1)
+	case Stack, Sym:
+		return t.Kind == decl.Kind
+	}
+	return c.memberCompat(decl, t, v)
+}
+
+// checkInlines checks the inlines no clause has used in this pass, as
+// DTrace checks every inline where it is declared. (Inlines with
+// parameters are checked where they are used.)
+func (c *checker) checkInlines(progs []*ast.Program) {
+	saved := c.clause
+	c.clause = c.decls().dummy
+	for _, p := range progs {
+		for _, d := range p.Decls {
+			if in, ok := d.(*ast.InlineDecl); ok && in.Params == nil && c.inlines[in.Name] == in {
+				c.inlineValue(in)
+				if in.Type != nil {
+					c.resolveType(in.Type)
+				}
+			}
+		}
+	}
+	c.clause = saved
+}
+
+// ---------------------------------------------------------------------------
+// Array variables
+
+// maxArrayVar is the most bytes a declared array variable may take.
+const maxArrayVar = 1 << 20
+
+// arrayVar checks the declaration of an array variable v (int a[10];):
+// a global one, of integers or pointers, of a bounded size.
+func (c *checker) arrayVar(d *ast.VarDecl, v *Var) {
+	elem := v.Type
+	for elem.Kind == Array {
+		elem = elem.Elem
+	}
+	switch {
+	case elem.Kind == Void:
+		// reported by arrayDim
+	case v.Scope != Global:
+		c.declErr(d.NamePos, "D_DECL_BADCLASS", "%s%s: sonde keeps arrays in global variables only: declare it outside the clauses, or use an associative array", scopePrefix(v.Scope), v.Name)
+	case elem.Kind != Int && elem.Kind != Pointer:
+		c.declErr(d.NamePos, "D_DECL_DYNOBJ", "cannot declare array of %s: sonde's array variables hold integers and pointers", elem)
+	case v.Type.Size > maxArrayVar:
+		c.declErr(d.NamePos, "D_DECL_ARRBIG", "array dimension too big: %s takes %d bytes, more than the %d an array variable may", v.Name, v.Type.Size, maxArrayVar)
+	}
+}
+
+// arrayVarOf returns the declared array variable e names, or nil.
+func (c *checker) arrayVarOf(e ast.Expr) *Var {
+	id, ok := ast.Unparen(e).(*ast.Ident)
+	if !ok || c.inlines[id.Name] != nil || LookupBuiltinVar(id.Name) != nil {
+		return nil
+	}
+	if v := c.lookupVar(Global, id.Name, id.NamePos, false); v != nil && isArrayVar(v) {
+		return v
+	}
+	return nil
+}
+
+// isArrayVar reports whether v is a declared array variable.
+func isArrayVar(v *Var) bool { return v.Declared && !v.Assoc && v.Type != nil && v.Type.Kind == Array }
+
+// arrayElem returns the array variable whose element e is (a[i],
+// a[i][j]: subscripts of arrays down from the variable), or nil.
+func (c *checker) arrayElem(e ast.Expr) *Var {
+	depth := 0
+	for {
+		ix, ok := ast.Unparen(e).(*ast.IndexExpr)
+		if !ok {
+			break
+		}
+		depth++
+		e = ix.X
+	}
+	v := c.arrayVarOf(e)
+	if v == nil || depth == 0 {
+		return nil
+	}
+	t := v.Type
+	for i := 1; i < depth; i++ {
+		if t = t.Elem; t.Kind != Array {
+			return nil // a pointer read from the array: memory elsewhere
+		}
+	}
+	return v
+}
+
+// subscript checks x, one subscript of array or pointer type t, and
+// returns the element's type. A constant index outside an array is an
+// error (D_ARR_BOUNDS, as in Oracle's DTrace); another is checked when
+// the code runs.
+func (c *checker) subscript(x *ast.IndexExpr, t *Type) *Type {
+	if len(x.Indices) != 1 {
+		c.errorf(x.Lbrack, "D_IDX_ARGS", "array subscript requires exactly one index")
+		return nil
+	}
+	i := x.Indices[0]
+	if it := c.info.Types[i]; it != nil && it.Kind != Int {
+		c.errorf(i.Pos(), "D_OP_INT", "operator [ ] requires an index of integral type, not \"%s\"", it)
+		return nil
+	}
+	if t.Kind == Array && t.Elem.Size > 0 {
+		if k, ok := c.constInt(i); ok {
+			if n := int64(t.Size / t.Elem.Size); k < 0 || k >= n {
+				c.errorf(i.Pos(), "D_ARR_BOUNDS", "index outside array bounds: %d, max is %d", k, n)
+				return nil
+			}
+		}
+	}
+	return t.Elem
+}
+
+// arrayAssign checks an assignment to an element of an array variable.
+func (c *checker) arrayAssign(x *ast.AssignExpr, l *ast.IndexExpr, rt *Type) *Type {
+	et := c.expr(l)
+	if et == nil || rt == nil {
+		return et
+	}
+	if et.Kind == Array {
+		c.errorf(x.OpPos, "D_OP_ARRFUN", "operator %s may not be applied to an array: assign its elements", x.Op)
+		return nil
+	}
+	if !rt.IsInt() {
+		c.errorf(x.OpPos, "D_OP_INCOMPAT", "operands have incompatible types: \"%s\" %s \"%s\"", et, x.Op, rt)
+		return nil
+	}
+	return et
 }

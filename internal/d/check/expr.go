@@ -143,17 +143,11 @@ func (c *checker) ident(x *ast.Ident) *Type {
 	}
 	if in, ok := c.inlines[x.Name]; ok {
 		c.info.Inlines[x] = in
-		t, done := c.inlined[in]
-		if !done {
-			if c.inlining[in] {
-				c.errorf(x.NamePos, "D_IDENT_UNDEF", "failed to resolve %s: inline %s is defined in terms of itself", x.Name, in.Name)
-				return nil
-			}
-			c.inlining[in] = true
-			t = c.expr(in.Value)
-			delete(c.inlining, in)
-			c.inlined[in] = t
+		if c.inlining[in] {
+			c.errorf(x.NamePos, "D_IDENT_UNDEF", "failed to resolve %s: inline %s is defined in terms of itself", x.Name, in.Name)
+			return nil
 		}
+		t := c.inlineValue(in) // decl.go
 		if in.Type != nil {
 			t = c.resolveType(in.Type)
 		}
@@ -161,6 +155,10 @@ func (c *checker) ident(x *ast.Ident) *Type {
 			c.info.Consts[x] = k
 		} else if v, ok := c.constInt(in.Value); ok {
 			c.info.Consts[x] = Const{Int: v}
+		}
+		if k, ok := c.info.Consts[x]; ok && !k.IsStr && t != nil && t.Kind == Int {
+			// inline char c = 300: a constant of the inline's type
+			c.info.Consts[x] = Const{Int: truncate(k.Int, t)}
 		}
 		return t
 	}
@@ -171,6 +169,10 @@ func (c *checker) ident(x *ast.Ident) *Type {
 	if v := c.lookupVar(Global, x.Name, x.NamePos, false); v != nil {
 		if v.Assoc {
 			c.errorf(x.NamePos, "D_ARR_BADREF", "%s is an associative array and must be subscripted", x.Name)
+			return nil
+		}
+		if isArrayVar(v) {
+			c.errorf(x.NamePos, "D_OP_ARRFUN", "%s is an array: sonde reads and writes its elements only (%s[i])", x.Name, x.Name)
 			return nil
 		}
 		c.info.Uses[x] = v
@@ -368,6 +370,11 @@ func (c *checker) cast(x *ast.CastExpr) *Type {
 		c.errorf(x.Lparen, "D_CAST_INVAL", "invalid cast expression: \"%s\" to \"string\" (use stringof)", t)
 		return nil
 	}
+	if to.Kind != Int && to.Kind != Pointer && to.Kind != Void {
+		// dt_cook_op2: a cast is to a scalar type
+		c.errorf(x.Lparen, "D_CAST_INVAL", "invalid cast expression: \"%s\" to \"%s\"", t, to)
+		return nil
+	}
 	if !t.IsInt() && to.IsInt() {
 		c.errorf(x.Lparen, "D_CAST_INVAL", "invalid cast expression: \"%s\" to \"%s\"", t, to)
 		return nil
@@ -398,23 +405,42 @@ func truncate(v int64, t *Type) int64 {
 }
 
 func (c *checker) sizeof(x *ast.SizeofExpr) *Type {
+	size := &Type{Kind: Int, Size: 8, Name: "size_t"}
 	var t *Type
-	if x.Type != nil {
+	switch {
+	case x.Type != nil:
+		if !c.knownTypeName(x.Type) {
+			c.resolveType(x.Type) // reports the unknown name
+			return size
+		}
 		t = c.resolveType(x.Type)
-	} else {
+	case c.arrayVarOf(x.X) != nil:
+		t = c.arrayVarOf(x.X).Type // decl.go: a declared array variable
+		c.info.Uses[ast.Unparen(x.X)] = c.arrayVarOf(x.X)
+	default:
 		t = c.expr(x.X)
 	}
-	if t != nil {
-		sz := t.Size
-		if t.Kind == Pointer {
-			sz = 8
-		}
-		if at := c.charArrayMember(x.X); at != nil {
-			sz = at.Size // decl.go: a char array member, not the string it reads as
-		}
-		c.info.Consts[x] = Const{Int: int64(sz)}
+	if t == nil {
+		return size
 	}
-	return &Type{Kind: Int, Size: 8, Name: "size_t"}
+	if s, ok := ast.Unparen(x.X).(*ast.SelectorExpr); ok && c.info.Fields[s] != nil && c.info.Fields[s].Bits > 0 {
+		c.errorf(x.SizeofPos, "D_SIZEOF_BITFIELD", "cannot apply sizeof to a bit-field")
+		return size
+	}
+	sz := t.Size
+	if t.Kind == Pointer {
+		sz = 8
+	}
+	if at := c.charArrayMember(x.X); at != nil {
+		sz = at.Size // decl.go: a char array member, not the string it reads as
+	}
+	if sz <= 0 || isIncomplete(t) || t.Kind == Void || t.Kind == Agg {
+		// dt_node_op1: void, a forward declaration, an unsized value
+		c.errorf(x.SizeofPos, "D_SIZEOF_TYPE", "cannot apply sizeof to an operand of unknown size")
+		return size
+	}
+	c.info.Consts[x] = Const{Int: int64(sz)}
+	return size
 }
 
 func (c *checker) index(x *ast.IndexExpr) *Type {
@@ -422,6 +448,15 @@ func (c *checker) index(x *ast.IndexExpr) *Type {
 	case *ast.Ident:
 		if b.Name == "args" && LookupBuiltinVar("args") != nil && c.lookupVar(Global, "args", b.NamePos, false) == nil {
 			return c.argsIndex(x, b)
+		}
+		if v := c.arrayVarOf(b); v != nil {
+			// an element of a declared array variable (decl.go)
+			c.info.Uses[b] = v
+			c.info.Types[b] = v.Type
+			for _, i := range x.Indices {
+				c.expr(i)
+			}
+			return c.subscript(x, v.Type)
 		}
 		if v := c.lookupVar(Global, b.Name, b.NamePos, false); v != nil && v.Assoc {
 			c.info.Uses[b] = v
@@ -454,11 +489,7 @@ func (c *checker) index(x *ast.IndexExpr) *Type {
 		c.errorf(x.Lbrack, "D_IDX_NONPTR", "[ ] may not be applied to a non-pointer, non-array expression")
 		return nil
 	}
-	if len(x.Indices) != 1 {
-		c.errorf(x.Lbrack, "D_IDX_ARGS", "array subscript requires exactly one index")
-		return nil
-	}
-	return t.Elem
+	return c.subscript(x, t) // decl.go
 }
 
 func (c *checker) argsIndex(x *ast.IndexExpr, id *ast.Ident) *Type {
@@ -604,10 +635,37 @@ func (c *checker) lvalue(e ast.Expr) {
 		if LookupBuiltinVar(x.Name) != nil {
 			c.errorf(x.NamePos, "D_WRITE_INVAL", "operator = may not be applied to built-in variable %s", x.Name)
 		}
-	case *ast.SelfVar, *ast.ThisVar, *ast.IndexExpr:
+	case *ast.IndexExpr:
+		if !c.assocOrArrayElem(x) {
+			// p[i]: memory elsewhere, which D does not write
+			c.errorf(e.Pos(), "D_OP_LVAL", "operator requires modifiable lvalue as an operand")
+		}
+	case *ast.SelfVar, *ast.ThisVar:
 	default:
 		c.errorf(e.Pos(), "D_OP_LVAL", "operator requires modifiable lvalue as an operand")
 	}
+}
+
+// assocOrArrayElem reports whether x may be assigned as an element of an
+// associative array (declared, or defined by this use) or of an array
+// variable.
+func (c *checker) assocOrArrayElem(x *ast.IndexExpr) bool {
+	if c.arrayElem(x) != nil {
+		return true
+	}
+	var v *Var
+	switch b := ast.Unparen(x.X).(type) {
+	case *ast.Ident:
+		if LookupBuiltinVar(b.Name) != nil || c.inlines[b.Name] != nil {
+			return true // reported as such by assign
+		}
+		v = c.lookupVar(Global, b.Name, b.NamePos, false)
+	case *ast.SelfVar:
+		v = c.lookupVar(Self, b.Name, b.NamePos, false)
+	default:
+		return false
+	}
+	return v == nil || v.Type == nil || v.Assoc
 }
 
 // implicitInt defines a variable that ++, -- or a compound assignment

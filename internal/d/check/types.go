@@ -153,6 +153,47 @@ var intTypes = map[string]*Type{
 	"bool": TInt, "_Bool": TUchar, "fd_t": TInt, "ipaddr_t": TUint, "in_addr_t": TUint, "socklen_t": TUint,
 	"sa_family_t": TUshort, "in_port_t": TUshort, "zoneid_t": TInt, "taskid_t": TInt, "projid_t": TInt,
 	"dtrace_id_t": TUint, "dtrace_epid_t": TUint, "psetid_t": TInt, "poolid_t": TInt, "major_t": TUint, "minor_t": TUint,
+	// the other integer typedef names the parser knows (parser.builtinTypes)
+	"intmax_t": TLong, "uintmax_t": TUlong, "ptrdiff_t": TLong, "off64_t": TLong, "chipid_t": TInt,
+	"lgrp_id_t": TInt, "daddr_t": TLong, "u_char": TUchar, "u_short": TUshort, "u_int": TUint, "u_long": TUlong,
+	"boolean_t": TInt, "caddr_t": {Kind: Int, Size: 8, Name: "caddr_t"},
+}
+
+// canonIntWords spells an integer type written with C's keywords in any
+// order ("long unsigned int") as intTypes does ("unsigned long int"); ok
+// is false when words are not only integer keywords.
+func canonIntWords(words []string) (string, bool) {
+	if len(words) == 0 {
+		return "", false
+	}
+	n := map[string]int{}
+	for _, w := range words {
+		switch w {
+		case "signed", "unsigned", "short", "long", "int", "char":
+			n[w]++
+		default:
+			return "", false
+		}
+	}
+	if n["signed"]+n["unsigned"] > 1 || n["short"]+n["char"] > 1 || n["int"] > 1 || n["long"] > 2 ||
+		(n["long"] > 0 && n["short"]+n["char"] > 0) || (n["char"] > 0 && n["int"] > 0) {
+		return "", false
+	}
+	sign := ""
+	if n["unsigned"] > 0 {
+		sign = "unsigned "
+	}
+	if n["char"] > 0 {
+		if n["signed"] > 0 {
+			sign = "signed "
+		}
+		return sign + "char", true
+	}
+	size := [...]string{"", "long ", "long long "}[n["long"]]
+	if n["short"] > 0 {
+		size = "short "
+	}
+	return sign + size + "int", true
 }
 
 // ParseCType turns a C type spelling from a provider (e.g. "const char *",
