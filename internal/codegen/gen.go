@@ -529,6 +529,12 @@ func (g *gen) fault(kind int, addr asm.Register, pos token.Pos) {
 		asm.Mov.Imm(asm.R4, 0),
 		asm.FnRingbufOutput.Call(),
 	)
+	// An error the ring buffer had no room for is a drop, as DTrace
+	// counts an ERROR record its principal buffer had no room for.
+	sent := g.label("err_sent")
+	g.emit(asm.JEq.Imm(asm.R0, 0, sent))
+	g.stat(plan.StatDrops)
+	g.emit(asm.Mov.Imm(asm.R0, 0).WithSymbol(sent))
 	g.stat(plan.StatErrors)
 	g.emit(asm.Ja.Label(g.abort))
 }

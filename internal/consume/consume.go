@@ -54,6 +54,10 @@ type Consumer struct {
 	spec     map[int64][][]byte
 	// lastStat are the stats map's counters, per CPU, last reported
 	lastStat [plan.NumStats][]uint64
+	// dblErrors counts errors in ERROR clauses (DTrace's dblerrors)
+	dblErrors, lastDblErrors uint64
+	// inError is set while runtimeError drains ERROR's records
+	inError bool
 	// watched are the pids WatchProcesses has snapshotted.
 	watched   map[int]bool
 	lastWatch time.Time
@@ -491,6 +495,13 @@ func (c *Consumer) runtimeError(b []byte) {
 		return
 	}
 	probe := c.probeOf(u32(b, plan.HdrProbe))
+	if probe.Provider == "dtrace" && probe.Name == "ERROR" {
+		// As DTrace does, an error in an ERROR clause is counted
+		// ("N errors in ERROR probe enabling"), not reported, and does
+		// not fire ERROR again.
+		c.dblErrors++
+		return
+	}
 	epid := u32(b, plan.ErrClause)
 	fault := u32(b, plan.ErrFault)
 	site := int(u32(b, plan.ErrSite))
@@ -519,14 +530,21 @@ func (c *Consumer) runtimeError(b []byte) {
 		epid, probe.ID, probe.Provider, probe.Module, probe.Function, probe.Name, what, where)
 	if c.s.HasRun("ERROR") {
 		_ = c.s.Run("ERROR", 0, uint64(epid), uint64(site), 0, uint64(fault), addr)
-		_ = c.Drain()
+		if !c.inError {
+			// ERROR's records follow at once; the errors among
+			// them run ERROR in turn but do not nest further.
+			c.inError = true
+			_ = c.Drain()
+			c.inError = false
+		}
 	}
 }
 
 // Stats reports what has been lost since the last call, in DTrace's words
 // (dt_handle_cpudrop, dt_handle_status): records and aggregation entries
 // per CPU ("N drops on CPU n", "N aggregation drops on CPU n"), then
-// dynamic variables ("N dynamic variable drops"). The driver calls it at the
+// dynamic variables ("N dynamic variable drops") and errors in ERROR
+// clauses ("N errors in ERROR probe enabling"). The driver calls it at the
 // statusrate and at the end.
 func (c *Consumer) Stats() {
 	if m := c.s.Maps[plan.MapStats]; m != nil {
@@ -537,6 +555,10 @@ func (c *Consumer) Stats() {
 				fmt.Fprintf(c.opts.Warn, "sonde: %d dynamic variable drop%s\n", n, plural(n))
 			}
 		}
+	}
+	if n := c.dblErrors - c.lastDblErrors; n > 0 {
+		c.lastDblErrors = c.dblErrors
+		fmt.Fprintf(c.opts.Warn, "sonde: %d error%s in ERROR probe enabling\n", n, plural(n))
 	}
 }
 
