@@ -505,6 +505,9 @@ func (d *driver) consume(sess *runtime.Session, p *plan.Plan, gen codegen.Option
 	}
 	childDone := d.releaseChild()
 	pidDone := d.watchPid()
+	// Each Poll is one bounded pass over the buffer, so that a signal,
+	// exit() or the end of -c's command is seen between passes even
+	// while probes keep refilling it; drops are reported at statusrate.
 	tick := d.opts.switchrate
 	lastStat := time.Now()
 	for !c.Exited {
@@ -514,7 +517,7 @@ func (d *driver) consume(sess *runtime.Session, p *plan.Plan, gen codegen.Option
 		}
 		c.WatchProcesses()
 		d.followLate(sess)
-		if time.Since(lastStat) > time.Second {
+		if time.Since(lastStat) >= d.opts.statusrate {
 			c.Stats()
 			lastStat = time.Now()
 		}
@@ -534,6 +537,11 @@ func (d *driver) consume(sess *runtime.Session, p *plan.Plan, gen codegen.Option
 	}
 end:
 	phase("stopping")
+	// Only END and ERROR record from now on: what is in the buffer is
+	// what there is to drain.
+	if err := sess.Stop(); err != nil {
+		warnf(d.stderr, "%v", err)
+	}
 	_ = c.Drain()
 	if err := sess.Run("END"); err != nil {
 		warnf(d.stderr, "%v", err)

@@ -24,11 +24,13 @@ type options struct {
 	aggsortpos    int
 	aggsortkeypos int
 	errtags       bool
+	// statusrate is how often drops are reported (DTrace's, 1 s)
+	statusrate time.Duration
 }
 
 func defaultOptions() options {
 	return options{bufsize: 4 << 20, strsize: 256, switchrate: 100 * time.Millisecond,
-		aggrate: time.Second, aggEntries: 65536, dynEntries: 65536}
+		statusrate: time.Second, aggrate: time.Second, aggEntries: 65536, dynEntries: 65536}
 }
 
 // parseSize parses 4m, 512k, 1g, 1024.
@@ -113,6 +115,8 @@ func (o *options) set(name, val string) error {
 		o.switchrate, err = parseRate(val)
 	case "aggrate":
 		o.aggrate, err = parseRate(val)
+	case "statusrate":
+		o.statusrate, err = parseRate(val)
 	case "aggsortkey":
 		o.aggsortkey = true
 	case "aggsortrev":
@@ -142,7 +146,7 @@ func (o *options) set(name, val string) error {
 		}
 	case "nspec", "specsize", "cleanrate", "cpu", "defaultargs", "destructive", "flowindent",
 		"grabanon", "jstackframes", "jstackstrsize", "libdir", "nolibs", "rawbytes",
-		"stackindent", "statusrate", "zdefs", "bufpolicy", "bufresize", "dynvarrate", "aggpercpu", "encoding":
+		"stackindent", "zdefs", "bufpolicy", "bufresize", "dynvarrate", "aggpercpu", "encoding":
 		// accepted
 	default:
 		return fmt.Errorf("unknown option")

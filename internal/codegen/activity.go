@@ -11,12 +11,12 @@ import (
 // in the globals map: until BEGIN has run, only BEGIN fires; after exit(),
 // only END and ERROR do (dtrace_probe: "If our provider isn't the dtrace
 // pseudo provider, we're not interested"), and a BEGIN clause after one that
-// called exit() does not run.
+// called exit() does not run. The consumer stops tracing the same way.
 const (
-	globActivity = 16 // u64 in the globals map
-	actWarmup    = 0  // BEGIN has not run (or is running)
-	actActive    = 1
-	actDraining  = 2 // exit() was called
+	globActivity = plan.GlobActivity // u64 in the globals map
+	actWarmup    = plan.ActWarmup    // BEGIN has not run (or is running)
+	actActive    = plan.ActActive
+	actDraining  = plan.ActDraining // exit() was called
 )
 
 // isBegin reports whether hook is BEGIN's: the dtrace provider's probes
@@ -79,9 +79,14 @@ func (g *gen) beginDone(hook provider.Hook) {
 	)
 }
 
-// draining records that exit() was called.
-func (g *gen) draining() {
+// draining records that exit() was called, and its status (the record's
+// field at off in scratch), so that the consumer knows of it even when the
+// ring buffer had no room for the record.
+func (g *gen) draining(off int) {
 	g.emit(
+		asm.LoadMem(asm.R0, rS, int16(off), asm.DWord),
+		asm.LoadMapValue(asm.R1, 0, plan.GlobExit).WithReference(plan.MapGlobals),
+		asm.StoreMem(asm.R1, 0, asm.R0, asm.DWord),
 		asm.LoadMapValue(asm.R1, 0, globActivity).WithReference(plan.MapGlobals),
 		provider.StoreImm64(asm.R1, 0, actDraining),
 	)

@@ -173,7 +173,7 @@ func (g *gen) layoutVars() {
 	g.thiss = map[*check.Var]varLoc{}
 	g.assoc = map[*check.Var]*assocMap{}
 	g.aggs = map[*check.Var]*plan.Agg{}
-	g.globSize = 24 // offset 0: wall-clock offset set by the consumer; 8: speculation IDs; 16: activity
+	g.globSize = plan.GlobReserved // wall clock, speculation IDs, activity, exit status
 	for _, v := range g.info.Globals {
 		if v.Type == nil {
 			continue
@@ -390,7 +390,8 @@ func (g *gen) mapSpecs() []*ebpf.MapSpec {
 	specs := []*ebpf.MapSpec{
 		{Name: plan.MapScratch, Type: ebpf.PerCPUArray, KeySize: 4, ValueSize: uint32(roundUp(scratch, 8)), MaxEntries: 1},
 		{Name: plan.MapRing, Type: ebpf.RingBuf, MaxEntries: uint32(g.opts.RingSize)},
-		{Name: plan.MapGlobals, Type: ebpf.Array, KeySize: 4, ValueSize: uint32(g.globSize), MaxEntries: 1},
+		// mmapable: the consumer stops tracing by writing the activity word alone
+		{Name: plan.MapGlobals, Type: ebpf.Array, KeySize: 4, ValueSize: uint32(g.globSize), MaxEntries: 1, Flags: 0x400 /* BPF_F_MMAPABLE */},
 		{Name: plan.MapStats, Type: ebpf.PerCPUArray, KeySize: 4, ValueSize: 8, MaxEntries: plan.NumStats},
 	}
 	if g.selfSize > 0 {
@@ -500,7 +501,9 @@ func (g *gen) clause(cl *check.Clause, skip string) {
 	}
 }
 
-// stat increments counter i of the stats map.
+// stat increments counter i of the stats map (this CPU's). The add is
+// atomic: a program that interrupts another on the same CPU (a profile
+// probe, a tracepoint in an interrupt) may count the same thing.
 func (g *gen) stat(i int) {
 	l := g.label("stat")
 	g.emit(
@@ -510,9 +513,8 @@ func (g *gen) stat(i int) {
 		asm.Add.Imm(asm.R2, -8),
 		asm.FnMapLookupElem.Call(),
 		asm.JEq.Imm(asm.R0, 0, l),
-		asm.LoadMem(asm.R1, asm.R0, 0, asm.DWord),
-		asm.Add.Imm(asm.R1, 1),
-		asm.StoreMem(asm.R0, 0, asm.R1, asm.DWord),
+		asm.Mov.Imm(asm.R1, 1),
+		asm.StoreXAdd(asm.R0, asm.R1, asm.DWord),
 		asm.StoreImm(asm.R10, -8, 0, asm.Word).WithSymbol(l),
 	)
 }
@@ -541,6 +543,12 @@ func (g *gen) fault(kind int, addr asm.Register, pos token.Pos) {
 		asm.Mov.Imm(asm.R4, 0),
 		asm.FnRingbufOutput.Call(),
 	)
+	// An error the ring buffer had no room for is a drop, as DTrace
+	// counts an ERROR record its principal buffer had no room for.
+	sent := g.label("err_sent")
+	g.emit(asm.JEq.Imm(asm.R0, 0, sent))
+	g.stat(plan.StatDrops)
+	g.emit(asm.Mov.Imm(asm.R0, 0).WithSymbol(sent))
 	g.stat(plan.StatErrors)
 	g.emit(asm.Ja.Label(g.abort))
 }

@@ -109,7 +109,8 @@ func (g *gen) actionCall(x *ast.CallExpr, b *check.Builtin) {
 		g.record(plan.ActTrace, x, x.Args, "", nil)
 	case "exit":
 		g.record(plan.ActExit, x, x.Args, "", nil)
-		g.draining()
+		act := g.rec.Actions[len(g.rec.Actions)-1]
+		g.draining(g.recBase + act.Fields[0].Offset)
 	case "clear":
 		g.record(plan.ActClear, x, nil, "", g.aggIDs(x.Args))
 	case "denormalize":

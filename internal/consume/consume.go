@@ -52,7 +52,12 @@ type Consumer struct {
 	ExitCode int
 	normal   map[int]int64
 	spec     map[int64][][]byte
-	lastStat [plan.NumStats]uint64
+	// lastStat are the stats map's counters, per CPU, last reported
+	lastStat [plan.NumStats][]uint64
+	// dblErrors counts errors in ERROR clauses (DTrace's dblerrors)
+	dblErrors, lastDblErrors uint64
+	// inError is set while runtimeError drains ERROR's records
+	inError bool
 	// watched are the pids WatchProcesses has snapshotted.
 	watched   map[int]bool
 	lastWatch time.Time
@@ -79,31 +84,66 @@ func New(s *runtime.Session, out io.Writer, opts Options) (*Consumer, error) {
 // Close releases the reader.
 func (c *Consumer) Close() { c.rd.Close() }
 
-// Poll consumes records until none arrives within wait.
+// Poll consumes records for one pass: it waits up to wait for the first,
+// then reads what the buffer holds, and returns once it is empty, once an
+// exit() record has been consumed or exit() called, or once the pass has
+// read one buffer's worth or lasted wait. Probes that keep refilling the
+// buffer (sonde tracing its own writes) therefore never keep the caller
+// from a signal, the end of -c's command or the drop counts.
 func (c *Consumer) Poll(wait time.Duration) error {
-	c.rd.SetDeadline(time.Now().Add(wait))
-	for {
-		rec, err := c.rd.Read()
-		if err != nil {
-			if errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, ringbuf.ErrFlushed) {
-				return nil
-			}
-			if errors.Is(err, ringbuf.ErrClosed) {
-				return nil
-			}
-			return err
-		}
-		c.handle(rec.RawSample)
-		// after the first record, drain without waiting
-		c.rd.SetDeadline(time.Now())
+	start := time.Now()
+	c.rd.SetDeadline(start.Add(wait))
+	err := c.pass(c.rd.BufferSize(), start.Add(wait))
+	if !c.Exited {
+		c.kernelExit()
 	}
+	return err
 }
 
 // Wake makes a Poll in progress return now.
 func (c *Consumer) Wake() { _ = c.rd.Flush() }
 
-// Drain consumes every record already in the buffer.
-func (c *Consumer) Drain() error { return c.Poll(0) }
+// Drain consumes the records already in the buffer, without waiting, and
+// at most one buffer's worth: probes still firing cannot keep it going.
+func (c *Consumer) Drain() error {
+	c.rd.SetDeadline(time.Now())
+	return c.pass(c.rd.BufferSize(), time.Time{})
+}
+
+// pass reads records until the buffer is empty, budget bytes have been
+// read, the deadline (if any) has passed or an exit() record has been
+// consumed (a first one: once exiting, the buffer is drained).
+func (c *Consumer) pass(budget int, deadline time.Time) error {
+	var rec ringbuf.Record
+	exited := c.Exited
+	for budget > 0 && (exited || !c.Exited) {
+		if err := c.rd.ReadInto(&rec); err != nil {
+			if errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, ringbuf.ErrFlushed) ||
+				errors.Is(err, ringbuf.ErrClosed) {
+				return nil
+			}
+			return err
+		}
+		c.handle(rec.RawSample)
+		budget -= 8 + len(rec.RawSample) // a record's header is 8 bytes
+		if !deadline.IsZero() && time.Now().After(deadline) {
+			return nil
+		}
+		// after the first record, read without waiting
+		c.rd.SetDeadline(time.Now())
+	}
+	return nil
+}
+
+// kernelExit notices exit() from the globals map: its record may be among
+// the drops of a full buffer.
+func (c *Consumer) kernelExit() {
+	exiting, status, err := c.s.Exiting()
+	if err != nil || !exiting {
+		return
+	}
+	c.Exited, c.ExitCode = true, status
+}
 
 func u32(b []byte, off int) uint32 { return binary.LittleEndian.Uint32(b[off:]) }
 func u64(b []byte, off int) uint64 { return binary.LittleEndian.Uint64(b[off:]) }
@@ -153,7 +193,6 @@ func (c *Consumer) record(r *plan.Record, b []byte) {
 		prefix = true
 	}
 	spec := int64(0)
-	exited := c.Exited // END's records come after exit(): they run whole
 	for _, a := range r.Actions {
 		if a.Cond && mask&(1<<a.Bit) == 0 {
 			continue
@@ -163,7 +202,7 @@ func (c *Consumer) record(r *plan.Record, b []byte) {
 			continue
 		}
 		c.action(w, r, &a, b, probe, cpu)
-		if c.Exited && !exited {
+		if a.Kind == plan.ActExit {
 			break // the rest of the clause that called exit()
 		}
 	}
@@ -454,6 +493,13 @@ func (c *Consumer) runtimeError(b []byte) {
 		return
 	}
 	probe := c.probeOf(u32(b, plan.HdrProbe))
+	if probe.Provider == "dtrace" && probe.Name == "ERROR" {
+		// As DTrace does, an error in an ERROR clause is counted
+		// ("N errors in ERROR probe enabling"), not reported, and does
+		// not fire ERROR again.
+		c.dblErrors++
+		return
+	}
 	epid := u32(b, plan.ErrClause)
 	fault := u32(b, plan.ErrFault)
 	site := int(u32(b, plan.ErrSite))
@@ -484,43 +530,78 @@ func (c *Consumer) runtimeError(b []byte) {
 		epid, probe.ID, probe.Provider, probe.Module, probe.Function, probe.Name, what, where)
 	if c.s.HasRun("ERROR") {
 		_ = c.s.Run("ERROR", 0, uint64(epid), uint64(site), 0, uint64(fault), addr)
-		_ = c.Drain()
+		if !c.inError {
+			// ERROR's records follow at once; the errors among
+			// them run ERROR in turn but do not nest further.
+			c.inError = true
+			_ = c.Drain()
+			c.inError = false
+		}
 	}
 }
 
-// Stats reports new drops since the last call, as DTrace does.
+// Stats reports what has been lost since the last call, in DTrace's words
+// (dt_handle_cpudrop, dt_handle_status): records and aggregation entries
+// per CPU ("N drops on CPU n", "N aggregation drops on CPU n"), then
+// dynamic variables ("N dynamic variable drops") and errors in ERROR
+// clauses ("N errors in ERROR probe enabling"). The driver calls it at the
+// statusrate and at the end.
 func (c *Consumer) Stats() {
-	m := c.s.Maps[plan.MapStats]
-	if m == nil {
-		return
+	if m := c.s.Maps[plan.MapStats]; m != nil {
+		c.cpuDrops(m, plan.StatDrops, "")
+		c.cpuDrops(m, plan.StatAggDrops, "aggregation ")
+		if d := c.newCounts(m, plan.StatDynDrops); d != nil {
+			if n := sum(d); n > 0 {
+				fmt.Fprintf(c.opts.Warn, "sonde: %d dynamic variable drop%s\n", n, plural(n))
+			}
+		}
 	}
-	for i := 0; i < plan.NumStats; i++ {
-		var per []uint64
-		if err := m.Lookup(uint32(i), &per); err != nil {
-			continue
-		}
-		var sum uint64
-		for _, v := range per {
-			sum += v
-		}
-		d := sum - c.lastStat[i]
-		c.lastStat[i] = sum
-		if d == 0 {
-			continue
-		}
-		switch i {
-		case plan.StatDrops:
-			fmt.Fprintf(c.opts.Warn, "sonde: %d drop%s\n", d, plural(d))
-		case plan.StatAggDrops:
-			fmt.Fprintf(c.opts.Warn, "sonde: %d aggregation drop%s\n", d, plural(d))
-		case plan.StatDynDrops:
-			fmt.Fprintf(c.opts.Warn, "sonde: %d dynamic variable drop%s\n", d, plural(d))
+	if n := c.dblErrors - c.lastDblErrors; n > 0 {
+		c.lastDblErrors = c.dblErrors
+		fmt.Fprintf(c.opts.Warn, "sonde: %d error%s in ERROR probe enabling\n", n, plural(n))
+	}
+}
+
+// cpuDrops reports counter i's new counts, CPU by CPU.
+func (c *Consumer) cpuDrops(m *ebpf.Map, i int, what string) {
+	for cpu, n := range c.newCounts(m, i) {
+		if n > 0 {
+			fmt.Fprintf(c.opts.Warn, "sonde: %d %sdrop%s on CPU %d\n", n, what, plural(n), cpu)
 		}
 	}
 }
 
+// newCounts returns how much counter i of the stats map has grown on each
+// CPU since the last call.
+func (c *Consumer) newCounts(m *ebpf.Map, i int) []uint64 {
+	var per []uint64
+	if err := m.Lookup(uint32(i), &per); err != nil {
+		return nil
+	}
+	last := c.lastStat[i]
+	if len(last) < len(per) {
+		last = append(last, make([]uint64, len(per)-len(last))...)
+	}
+	d := make([]uint64, len(per))
+	for cpu, v := range per {
+		d[cpu] = v - last[cpu]
+		last[cpu] = v
+	}
+	c.lastStat[i] = last
+	return d
+}
+
+func sum(xs []uint64) uint64 {
+	var n uint64
+	for _, x := range xs {
+		n += x
+	}
+	return n
+}
+
+// plural is DTrace's: "1 drop", "2 drops".
 func plural(n uint64) string {
-	if n == 1 {
+	if n <= 1 {
 		return ""
 	}
 	return "s"

@@ -32,6 +32,24 @@ const (
 	NumStats
 )
 
+// The globals map's first words, before the D program's global variables.
+const (
+	GlobWallClock = 0  // i64: realtime minus boot time, set by the runtime
+	GlobSpecID    = 8  // u64: the last speculation ID handed out
+	GlobActivity  = 16 // u64: Act*, DTrace's dts_activity
+	GlobExit      = 24 // i64: the status exit() was called with
+	GlobReserved  = 32 // the D program's globals start here
+)
+
+// DTrace's activity states (dtrace_state_t.dts_activity) in the globals
+// map: until BEGIN has run, only BEGIN fires; once exit() is called or the
+// consumer stops tracing, only END and ERROR do.
+const (
+	ActWarmup   = 0 // BEGIN has not run (or is running)
+	ActActive   = 1
+	ActDraining = 2 // exit() was called, or tracing was stopped
+)
+
 // Record header: every record begins with these fields.
 const (
 	HdrEPID    = 0  // u32: clause EPID (1-based); ErrorEPID for error records
