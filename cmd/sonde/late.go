@@ -73,6 +73,9 @@ func (d *driver) followLate(sess *runtime.Session) {
 	if err == nil {
 		var n int
 		n, err = sess.AddUprobes(p)
+		if d.consumer != nil {
+			d.consumer.AddProbes(p.Probes)
+		}
 		if n > 0 && d.cfg.verbose {
 			warnf(d.stderr, "pid %d: %d new probe site%s placed in objects loaded since", l.pid, n, plural(n))
 		}

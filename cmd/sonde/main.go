@@ -28,6 +28,7 @@ import (
 	"github.com/sonde-trace/sonde/internal/provider/usdtprov"
 	"github.com/sonde-trace/sonde/internal/providers"
 	"github.com/sonde-trace/sonde/internal/runtime"
+	"github.com/sonde-trace/sonde/internal/value"
 	"golang.org/x/sys/unix"
 )
 
@@ -98,6 +99,8 @@ type driver struct {
 	reg         *providers.Registry
 	// late follows the libraries the target loads later (late.go).
 	late *late
+	// consumer reads the session's records, once consuming
+	consumer *consume.Consumer
 	// perSource counts the probe clauses of each source
 	perSource []int
 }
@@ -465,19 +468,30 @@ func plural(n int) string {
 	return "s"
 }
 
+// sink is where the session's output goes: dtrace(1)'s text, JSON, or
+// folded stacks.
+func (d *driver) sink() value.Sink {
+	text := format.Text{Out: d.out, Warn: d.stderr, Quiet: d.opts.quiet, Prog: "sonde",
+		Agg: format.AggOpts{SortKey: d.opts.aggsortkey, SortRev: d.opts.aggsortrev, SortPos: d.opts.aggsortpos, SortKeyPos: d.opts.aggsortkeypos}}
+	switch {
+	case d.cfg.json:
+		return &format.JSON{Text: text}
+	case d.cfg.folded:
+		return &format.Folded{Text: text}
+	}
+	return &text
+}
+
 // consume runs BEGIN, reads records until exit(), a signal or the end of
 // the traced process, then runs END and prints the aggregations.
 func (d *driver) consume(sess *runtime.Session, p *plan.Plan, gen codegen.Options) int {
-	c, err := consume.New(sess, d.out, consume.Options{
-		Quiet: d.opts.quiet, JSON: d.cfg.json, Folded: d.cfg.folded, Warn: d.stderr,
-		Agg:   format.AggOpts{SortKey: d.opts.aggsortkey, SortRev: d.opts.aggsortrev, SortPos: d.opts.aggsortpos, SortKeyPos: d.opts.aggsortkeypos},
-		Probe: d.reg.Probe,
-	})
+	c, err := consume.New(sess, consume.Options{Sink: d.sink(), SystemOut: d.out})
 	if err != nil {
 		warnf(d.stderr, "%v", err)
 		return 1
 	}
 	defer c.Close()
+	d.consumer = c
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE)
 	defer signal.Stop(sigs)
@@ -548,7 +562,7 @@ end:
 	}
 	_ = c.Drain()
 	c.Stats()
-	c.PrintAll()
+	c.Final()
 	if c.Exited {
 		return c.ExitCode
 	}

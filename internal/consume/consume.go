@@ -22,7 +22,7 @@ import (
 
 	"github.com/sonde-trace/sonde/internal/format"
 	"github.com/sonde-trace/sonde/internal/plan"
-	"github.com/sonde-trace/sonde/internal/provider"
+	"github.com/sonde-trace/sonde/internal/probe"
 	"github.com/sonde-trace/sonde/internal/runtime"
 	"github.com/sonde-trace/sonde/internal/sym"
 	"github.com/sonde-trace/sonde/internal/value"
@@ -30,13 +30,12 @@ import (
 
 // Options configure a consumer.
 type Options struct {
-	Quiet    bool
-	JSON     bool
-	Folded   bool // PrintAll prints the folded stack format
-	Agg      format.AggOpts
-	Probe    func(id uint32) *provider.Probe
-	Warn     io.Writer // diagnostics (stderr)
-	Destruct bool
+	// Sink receives the output: firings, faults, losses, the final
+	// aggregations.
+	Sink value.Sink
+	// SystemOut is where system() commands write (standard output and
+	// error); nil discards.
+	SystemOut io.Writer
 }
 
 // Consumer turns records into output.
@@ -47,11 +46,12 @@ type Consumer struct {
 	opts   Options
 	rd     *ringbuf.Reader
 	printf map[string]*format.Printf
+	probes map[uint32]value.Probe
 	// Exited is set once an exit() record has been consumed.
 	Exited   bool
 	ExitCode int
 	normal   map[int]int64
-	spec     map[int64][][]byte
+	spec     map[int64][]*value.Firing
 	// lastStat are the stats map's counters, per CPU, last reported
 	lastStat [plan.NumStats][]uint64
 	// dblErrors counts errors in ERROR clauses (DTrace's dblerrors)
@@ -62,22 +62,23 @@ type Consumer struct {
 	watched   map[int]bool
 	lastWatch time.Time
 	targets   []int
-	header    bool
 	errs      int
 	printed   map[int]bool
 }
 
-// New returns a consumer of session s writing to out.
-func New(s *runtime.Session, out io.Writer, opts Options) (*Consumer, error) {
+// New returns a consumer of session s.
+func New(s *runtime.Session, opts Options) (*Consumer, error) {
 	rd, err := ringbuf.NewReader(s.Maps[plan.MapRing])
 	if err != nil {
 		return nil, fmt.Errorf("opening ring buffer: %w", err)
 	}
-	if opts.Warn == nil {
-		opts.Warn = os.Stderr
+	if opts.SystemOut == nil {
+		opts.SystemOut = io.Discard
 	}
-	c := &Consumer{p: s.Plan, s: s, out: out, opts: opts, rd: rd,
-		printf: map[string]*format.Printf{}, normal: map[int]int64{}, spec: map[int64][][]byte{}, printed: map[int]bool{}, watched: map[int]bool{}}
+	c := &Consumer{p: s.Plan, s: s, opts: opts, rd: rd, printf: map[string]*format.Printf{},
+		probes: map[uint32]value.Probe{}, normal: map[int]int64{}, spec: map[int64][]*value.Firing{},
+		printed: map[int]bool{}, watched: map[int]bool{}}
+	c.AddProbes(s.Plan.Probes)
 	return c, nil
 }
 
@@ -167,31 +168,25 @@ func (c *Consumer) handle(b []byte) {
 	c.record(r, b)
 }
 
-func (c *Consumer) probeOf(id uint32) *provider.Probe {
-	if c.opts.Probe != nil {
-		if p := c.opts.Probe(id); p != nil {
-			return p
-		}
+// AddProbes names the probes of a plan's records: the session's, and
+// those of plans compiled again later (libraries a process loads).
+func (c *Consumer) AddProbes(ps []*probe.Probe) {
+	for _, p := range ps {
+		c.probes[p.ID] = value.Probe{ID: p.ID, Provider: p.Provider, Module: p.Module, Function: p.Function, Name: p.Name}
 	}
-	return &provider.Probe{ID: id}
 }
 
-// record prints or acts on one record.
-func (c *Consumer) record(r *plan.Record, b []byte) {
-	probe := c.probeOf(u32(b, plan.HdrProbe))
-	cpu := int(u32(b, plan.HdrCPU))
-	mask := u64(b, plan.HdrMask)
-	var buf bytes.Buffer
-	w := &buf
-	prefix := false
-	if !c.opts.Quiet && !c.opts.JSON {
-		if !c.header {
-			c.header = true
-			fmt.Fprint(c.out, format.ProbeHeader())
-		}
-		w.WriteString(format.ProbePrefix(cpu, probe.ID, probe.Function, probe.Name))
-		prefix = true
+func (c *Consumer) probeOf(id uint32) value.Probe {
+	if p, ok := c.probes[id]; ok {
+		return p
 	}
+	return value.Probe{ID: id}
+}
+
+// record decodes one record into a firing for the sink and acts on it.
+func (c *Consumer) record(r *plan.Record, b []byte) {
+	f := &value.Firing{Probe: c.probeOf(u32(b, plan.HdrProbe)), CPU: int(u32(b, plan.HdrCPU))}
+	mask := u64(b, plan.HdrMask)
 	spec := int64(0)
 	for _, a := range r.Actions {
 		if a.Cond && mask&(1<<a.Bit) == 0 {
@@ -201,20 +196,26 @@ func (c *Consumer) record(r *plan.Record, b []byte) {
 			spec = c.fields(&a, b)[0].Int
 			continue
 		}
-		c.action(w, r, &a, b, probe, cpu)
+		c.action(f, &a, b, spec != 0)
 		if a.Kind == plan.ActExit {
 			break // the rest of the clause that called exit()
 		}
 	}
-	if prefix {
-		w.WriteString(format.ProbeEnd(false))
-	}
 	if spec != 0 {
 		// speculative: kept until commit() or discard() of its ID
-		c.spec[spec] = append(c.spec[spec], append([]byte(nil), buf.Bytes()...))
+		c.spec[spec] = append(c.spec[spec], f)
 		return
 	}
-	c.out.Write(buf.Bytes())
+	c.opts.Sink.Firing(f)
+}
+
+// interrupt hands the sink the part of f made so far and makes f the part
+// that follows (system() output and committed speculations come between).
+func (c *Consumer) interrupt(f *value.Firing) {
+	part := *f
+	part.More = true
+	c.opts.Sink.Firing(&part)
+	*f = value.Firing{Probe: f.Probe, CPU: f.CPU, Cont: true}
 }
 
 func (c *Consumer) fields(a *plan.Action, b []byte) []value.Value {
@@ -225,30 +226,16 @@ func (c *Consumer) fields(a *plan.Action, b []byte) []value.Value {
 	return vals
 }
 
-func (c *Consumer) action(w *bytes.Buffer, r *plan.Record, a *plan.Action, b []byte, probe *provider.Probe, cpu int) {
+func (c *Consumer) action(f *value.Firing, a *plan.Action, b []byte, speculative bool) {
 	vals := c.fields(a, b)
 	switch a.Kind {
 	case plan.ActDefault:
-	case plan.ActTrace:
-		if c.opts.JSON {
-			format.JSONTrace(w, probeInfo(cpu, probe), vals[0])
-			return
-		}
-		format.Trace(w, vals[0], c.opts.Quiet)
+	case plan.ActTrace, plan.ActStack, plan.ActTracemem:
+		f.Items = append(f.Items, value.Item{Kind: value.ItemTrace, Args: vals})
 	case plan.ActPrintf:
-		pf := c.parsed(a.Format)
-		if pf == nil {
-			return
-		}
-		if c.opts.JSON {
-			var t bytes.Buffer
-			pf.Format(&t, vals)
-			format.JSONPrintf(w, probeInfo(cpu, probe), t.String())
-			return
-		}
-		pf.Format(w, vals)
+		f.Items = append(f.Items, value.Item{Kind: value.ItemPrintf, Format: a.Format, Args: vals})
 	case plan.ActPrinta:
-		c.printa(w, a)
+		f.Items = append(f.Items, value.Item{Kind: value.ItemPrinta, Format: a.Format, Aggs: c.printa(a)})
 	case plan.ActExit:
 		c.Exited = true
 		c.ExitCode = int(vals[0].Int)
@@ -264,33 +251,35 @@ func (c *Consumer) action(w *bytes.Buffer, r *plan.Record, a *plan.Action, b []b
 		c.normal[a.Aggs[0]] = vals[0].Int
 	case plan.ActDenormalize:
 		delete(c.normal, a.Aggs[0])
-	case plan.ActStack:
-		format.Trace(w, vals[0], c.opts.Quiet)
-	case plan.ActTracemem:
-		format.Trace(w, vals[0], c.opts.Quiet)
 	case plan.ActSystem:
 		pf := c.parsed(a.Format)
-		if pf == nil {
+		if pf == nil || speculative {
 			return
 		}
 		var cmd bytes.Buffer
 		pf.Format(&cmd, vals)
-		c.out.Write(w.Bytes())
-		w.Reset()
-		runSystem(c.out, cmd.String())
+		c.interrupt(f)
+		runSystem(c.opts.SystemOut, cmd.String())
 	case plan.ActRaise, plan.ActStop:
 		// Done in the kernel by the probe's program (bpf_send_signal).
 	case plan.ActCommit:
 		id := vals[0].Int
-		for _, t := range c.spec[id] {
-			w.Write(t)
+		if len(c.spec[id]) > 0 {
+			c.interrupt(f)
+			for _, t := range c.spec[id] {
+				c.opts.Sink.Firing(t)
+			}
 		}
 		delete(c.spec, id)
 	case plan.ActDiscard:
 		delete(c.spec, vals[0].Int)
 	case plan.ActSetopt:
 		if len(a.Str) > 0 {
-			c.setopt(a.Str)
+			val := ""
+			if len(a.Str) > 1 {
+				val = a.Str[1]
+			}
+			c.opts.Sink.SetOption(a.Str[0], val)
 		}
 	}
 }
@@ -299,23 +288,9 @@ func (c *Consumer) parsed(f string) *format.Printf {
 	if p, ok := c.printf[f]; ok {
 		return p
 	}
-	p, err := format.ParsePrintf(f)
-	if err != nil {
-		fmt.Fprintf(c.opts.Warn, "sonde: bad format %q: %v\n", f, err)
-	}
+	p, _ := format.ParsePrintf(f) // the compiler has checked it
 	c.printf[f] = p
 	return p
-}
-
-func (c *Consumer) setopt(s []string) {
-	switch s[0] {
-	case "quiet":
-		c.opts.Quiet = true
-	case "aggsortkey":
-		c.opts.Agg.SortKey = true
-	case "aggsortrev":
-		c.opts.Agg.SortRev = true
-	}
 }
 
 // decode reads field f at off of a record or key.
@@ -526,8 +501,7 @@ func (c *Consumer) runtimeError(b []byte) {
 		where += " at " + st.Pos.String()
 	}
 	c.errs++
-	fmt.Fprintf(c.opts.Warn, "sonde: error on enabled probe ID %d (ID %d: %s:%s:%s:%s): %s %s\n",
-		epid, probe.ID, probe.Provider, probe.Module, probe.Function, probe.Name, what, where)
+	c.opts.Sink.Fault(&value.Fault{EPID: epid, Probe: probe, What: what, Where: where})
 	if c.s.HasRun("ERROR") {
 		_ = c.s.Run("ERROR", 0, uint64(epid), uint64(site), 0, uint64(fault), addr)
 		if !c.inError {
@@ -548,25 +522,25 @@ func (c *Consumer) runtimeError(b []byte) {
 // statusrate and at the end.
 func (c *Consumer) Stats() {
 	if m := c.s.Maps[plan.MapStats]; m != nil {
-		c.cpuDrops(m, plan.StatDrops, "")
-		c.cpuDrops(m, plan.StatAggDrops, "aggregation ")
+		c.cpuDrops(m, plan.StatDrops, value.DropRecords)
+		c.cpuDrops(m, plan.StatAggDrops, value.DropAggs)
 		if d := c.newCounts(m, plan.StatDynDrops); d != nil {
 			if n := sum(d); n > 0 {
-				fmt.Fprintf(c.opts.Warn, "sonde: %d dynamic variable drop%s\n", n, plural(n))
+				c.opts.Sink.Loss(value.Loss{Kind: value.DropDynVars, CPU: -1, N: n})
 			}
 		}
 	}
 	if n := c.dblErrors - c.lastDblErrors; n > 0 {
 		c.lastDblErrors = c.dblErrors
-		fmt.Fprintf(c.opts.Warn, "sonde: %d error%s in ERROR probe enabling\n", n, plural(n))
+		c.opts.Sink.Loss(value.Loss{Kind: value.ErrorErrors, CPU: -1, N: n})
 	}
 }
 
 // cpuDrops reports counter i's new counts, CPU by CPU.
-func (c *Consumer) cpuDrops(m *ebpf.Map, i int, what string) {
+func (c *Consumer) cpuDrops(m *ebpf.Map, i int, kind value.LossKind) {
 	for cpu, n := range c.newCounts(m, i) {
 		if n > 0 {
-			fmt.Fprintf(c.opts.Warn, "sonde: %d %sdrop%s on CPU %d\n", n, what, plural(n), cpu)
+			c.opts.Sink.Loss(value.Loss{Kind: kind, CPU: cpu, N: n})
 		}
 	}
 }
@@ -597,14 +571,6 @@ func sum(xs []uint64) uint64 {
 		n += x
 	}
 	return n
-}
-
-// plural is DTrace's: "1 drop", "2 drops".
-func plural(n uint64) string {
-	if n <= 1 {
-		return ""
-	}
-	return "s"
 }
 
 // ---------------------------------------------------------------------------
@@ -814,67 +780,32 @@ func mustCPUs() []int {
 	return make([]int, n)
 }
 
-func (c *Consumer) printa(w *bytes.Buffer, a *plan.Action) {
+// printa snapshots the aggregations a printa() prints.
+func (c *Consumer) printa(a *plan.Action) []*value.Aggregation {
 	var aggs []*value.Aggregation
 	for _, id := range a.Aggs {
 		aggs = append(aggs, c.Snapshot(id))
 		c.printed[id] = true
 	}
-	if c.opts.JSON {
-		for _, ag := range aggs {
-			format.JSONAggregation(w, ag, c.opts.Agg)
-		}
-		return
-	}
-	if a.Format == "" {
-		for _, ag := range aggs {
-			format.PrintAggregation(w, ag, c.opts.Agg)
-		}
-		return
-	}
-	pf := c.parsed(a.Format)
-	if pf != nil {
-		format.Printa(w, pf, aggs, c.opts.Agg)
-	}
+	return aggs
 }
 
-// PrintAll prints every aggregation that printa() has not printed, as
-// DTrace does at exit (with its leading blank line even when there is none).
-func (c *Consumer) PrintAll() {
+// Final hands the sink every aggregation with data that printa() has not
+// printed, as DTrace prints them when tracing stops.
+func (c *Consumer) Final() {
 	var aggs []*value.Aggregation
 	for i := range c.p.Aggs {
 		if !c.printed[i] {
-			aggs = append(aggs, c.Snapshot(i))
+			if a := c.Snapshot(i); len(a.Rows) > 0 {
+				aggs = append(aggs, a)
+			}
 		}
 	}
-	var nonEmpty []*value.Aggregation
-	for _, a := range aggs {
-		if len(a.Rows) > 0 {
-			nonEmpty = append(nonEmpty, a)
-		}
-	}
-	aggs = nonEmpty
-	if c.opts.JSON {
-		for _, a := range aggs {
-			format.JSONAggregation(c.out, a, c.opts.Agg)
-		}
-		return
-	}
-	if c.opts.Folded {
-		if err := format.Folded(c.out, aggs, c.opts.Agg); err != nil {
-			fmt.Fprintf(c.opts.Warn, "sonde: --folded: %v\n", err)
-		}
-		return
-	}
-	format.PrintAll(c.out, aggs, c.opts.Agg)
+	c.opts.Sink.Final(aggs)
 }
 
 // Errors returns the number of runtime errors reported.
 func (c *Consumer) Errors() int { return c.errs }
-
-func probeInfo(cpu int, p *provider.Probe) format.ProbeInfo {
-	return format.ProbeInfo{CPU: cpu, ID: p.ID, Provider: p.Provider, Module: p.Module, Function: p.Function, Name: p.Name}
-}
 
 // scalar is the value trunc() ranks entries by.
 func scalar(v value.AggValue) int64 {

@@ -1,14 +1,12 @@
 package consume
 
 import (
-	"bytes"
 	"encoding/binary"
 	"io"
 	"testing"
 
 	"github.com/sonde-trace/sonde/internal/format"
 	"github.com/sonde-trace/sonde/internal/plan"
-	"github.com/sonde-trace/sonde/internal/provider"
 	"github.com/sonde-trace/sonde/internal/runtime"
 	"github.com/sonde-trace/sonde/internal/value"
 )
@@ -163,16 +161,14 @@ func testPlan() *plan.Plan {
 
 // testConsumer consumes p without a kernel: no maps, so aggregation
 // snapshots are empty.
-func testConsumer(p *plan.Plan, out io.Writer, opts Options) *Consumer {
-	opts.Warn = io.Discard
-	opts.Probe = func(id uint32) *provider.Probe {
-		if id%2 == 0 {
-			return nil
-		}
-		return &provider.Probe{ID: id, Provider: "syscall", Function: "read", Name: "entry"}
+func testConsumer(p *plan.Plan, sink value.Sink) *Consumer {
+	c := &Consumer{p: p, s: &runtime.Session{Plan: p}, opts: Options{Sink: sink, SystemOut: io.Discard},
+		printf: map[string]*format.Printf{}, probes: map[uint32]value.Probe{}, normal: map[int]int64{},
+		spec: map[int64][]*value.Firing{}, printed: map[int]bool{}}
+	for id := uint32(1); id < 16; id += 2 {
+		c.probes[id] = value.Probe{ID: id, Provider: "syscall", Function: "read", Name: "entry"}
 	}
-	return &Consumer{p: p, s: &runtime.Session{Plan: p}, out: out, opts: opts,
-		printf: map[string]*format.Printf{}, normal: map[int]int64{}, spec: map[int64][][]byte{}, printed: map[int]bool{}}
+	return c
 }
 
 // record makes a record of EPID epid filled with b (repeated) after its
@@ -213,14 +209,15 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte{})
 	f.Add([]byte{1, 0, 0, 0})
 	f.Fuzz(func(t *testing.T, b []byte) {
-		for _, opts := range []Options{{}, {Quiet: true}, {JSON: true}} {
-			var out bytes.Buffer
-			c := testConsumer(p, &out, opts)
+		text := func(quiet bool) format.Text { return format.Text{Out: io.Discard, Warn: io.Discard, Quiet: quiet} }
+		for _, sink := range []value.Sink{&format.Text{Out: io.Discard, Warn: io.Discard}, &format.Folded{Text: text(true)},
+			&format.JSON{Text: text(false)}} {
+			c := testConsumer(p, sink)
 			c.handle(b)
 			c.handle(b) // again, with the state the first left (speculations, options)
-			c.PrintAll()
+			c.Final()
 		}
-		c := testConsumer(p, io.Discard, Options{})
+		c := testConsumer(p, &format.Text{Out: io.Discard, Warn: io.Discard})
 		for _, a := range p.Aggs {
 			aggEntry(t, c, a, b)
 		}

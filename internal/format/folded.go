@@ -15,7 +15,7 @@ import (
 	"github.com/sonde-trace/sonde/internal/value"
 )
 
-// Folded prints aggregations keyed by stacks in the folded format:
+// FoldedStacks prints aggregations keyed by stacks in the folded format:
 //
 //	key;...;user root;...;user leaf;kernel root;...;kernel leaf value
 //
@@ -52,7 +52,7 @@ import (
 //
 // Only aggregations with one number per row can be folded: quantize(),
 // lquantize() and llquantize() are an error, and nothing is printed.
-func Folded(w io.Writer, aggs []*value.Aggregation, o AggOpts) error {
+func FoldedStacks(w io.Writer, aggs []*value.Aggregation, o AggOpts) error {
 	var uniq []*value.Aggregation
 	seen := map[*value.Aggregation]bool{}
 	for _, a := range aggs {

@@ -14,7 +14,7 @@ func kstack(frames ...string) value.Value { return value.Value{Kind: value.Stack
 func folded(t *testing.T, aggs ...*value.Aggregation) string {
 	t.Helper()
 	var sb strings.Builder
-	if err := Folded(&sb, aggs, AggOpts{}); err != nil {
+	if err := FoldedStacks(&sb, aggs, AggOpts{}); err != nil {
 		t.Fatal(err)
 	}
 	return sb.String()
@@ -116,7 +116,7 @@ func TestFoldedQuantize(t *testing.T) {
 	q := newAgg("q", 2, value.Quantize, value.AggParams{})
 	q.add(vals(ustack("a`f")), 10, 1)
 	var sb strings.Builder
-	err := Folded(&sb, []*value.Aggregation{c.a, q.a}, AggOpts{})
+	err := FoldedStacks(&sb, []*value.Aggregation{c.a, q.a}, AggOpts{})
 	if err == nil || !strings.Contains(err.Error(), "@q") || !strings.Contains(err.Error(), "quantize") {
 		t.Errorf("error %v", err)
 	}
