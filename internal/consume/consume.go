@@ -42,7 +42,6 @@ type Options struct {
 type Consumer struct {
 	p      *plan.Plan
 	s      *runtime.Session
-	out    io.Writer
 	opts   Options
 	rd     *ringbuf.Reader
 	printf map[string]*format.Printf
