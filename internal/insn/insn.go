@@ -5,9 +5,11 @@
 //
 // DTrace's pid provider (illumos libdtrace, i386/dt_isadep.c) finds return
 // sites by a linear sweep over the function's bytes from its symbol value
-// to st_value+st_size, and so does this package: x86-64 code is decoded
-// with golang.org/x/arch/x86/x86asm; arm64 instructions are all four bytes
-// long and need no decoder.
+// to st_value+st_size, and so does this package: x86-64 instructions'
+// lengths are decoded by the tables of length.go (legacy, VEX and EVEX
+// encodings, as objdump -d decodes them), checked against
+// golang.org/x/arch/x86/x86asm where it knows the instruction; arm64
+// instructions are all four bytes long and need no decoder.
 //
 // # The function's extent
 //
@@ -18,7 +20,23 @@
 // the function, so the length decides both how far the sweep goes and what
 // "outside the function" means for a jump (see Returns). Bytes that decode
 // as something after the function's true end (padding, the next function)
-// are decoded too; undecodable ones are handled as each function says.
+// are decoded too, and must decode (see Certainty).
+//
+// # Certainty
+//
+// A uprobe placed anywhere but at the start of an instruction corrupts
+// the process (glibc's AVX2 memchr died of a breakpoint placed one byte
+// into a vzeroupper that a decoder took for four bytes), and a return
+// site missed makes a wrong count. So a function is decoded whole, and
+// used only when it is decoded with certainty: every byte of it decodes
+// to a known instruction (an opcode outside the tables is unknown, never
+// guessed at), x86asm agrees on every instruction it knows (its length,
+// and whether it is a return or a jump), and every direct jump or call to
+// inside the function goes to the start of an instruction, or past the
+// prefixes of one (glibc's "je 1f; lock; 1: cmpxchg"), for a jump into
+// the middle of an instruction means data among the code or a misdecoded
+// instruction. Otherwise Boundaries, CheckOffset, Returns and ReturnSites
+// report a *DecodeError, and no probe is to be placed in the function.
 //
 // # Indirect jumps
 //
@@ -38,14 +56,15 @@
 // (in Debian 12's libc, 47 of the 2153 functions in .dynsym have an
 // indirect jmp, and none of those has a "leave; ret"). Hand-written
 // assembly that puts data among its instructions is still caught in most
-// cases: the sweep runs into bytes that do not decode, and Boundaries and
-// CheckOffset report an error.
+// cases: the sweep runs into bytes that do not decode, or a jump goes into
+// the middle of what it decoded (see Certainty).
 package insn
 
 import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 
 	"golang.org/x/arch/arm64/arm64asm"
 	"golang.org/x/arch/x86/x86asm"
@@ -61,8 +80,13 @@ type Func struct {
 type DecodeError struct {
 	Off   uint64 // from the start of the function
 	Bytes []byte // up to 8 bytes from Off
-	Err   error  // x86asm.ErrUnrecognized or x86asm.ErrTruncated
+	// Err is x86asm.ErrUnrecognized or x86asm.ErrTruncated, a
+	// *Disagreement, or errMidTarget (wrapped) when a jump goes into the
+	// middle of the instruction at Off.
+	Err error
 }
+
+func (e *DecodeError) Unwrap() error { return e.Err }
 
 func (e *DecodeError) Error() string {
 	return fmt.Sprintf("cannot decode the instruction at offset %#x (% x): %v", e.Off, e.Bytes, e.Err)
@@ -80,11 +104,12 @@ func unsupported(arch string) error {
 }
 
 // Boundaries decodes f from its start and returns the offsets (relative to
-// its start, ascending) at which instructions begin. When bytes do not
-// decode it returns a *DecodeError naming their offset, together with the
-// boundaries before them, which is what illumos takes for the glob offset
-// probes (pid$1::f:*), stopping at an invalid opcode. arch is a GOARCH:
-// "amd64" or "arm64".
+// its start, ascending) at which instructions begin. When f cannot be
+// decoded with certainty (see "Certainty" in the package comment) it
+// returns a *DecodeError naming the offset of the instruction in doubt,
+// together with the boundaries before it (all of them, when a jump goes
+// into the middle of an instruction). arch is a GOARCH: "amd64" or
+// "arm64".
 func Boundaries(arch string, f Func) ([]uint64, error) {
 	if arch != "amd64" && arch != "arm64" {
 		return nil, unsupported(arch)
@@ -94,16 +119,12 @@ func Boundaries(arch string, f Func) ([]uint64, error) {
 	}
 	switch arch {
 	case "amd64":
-		offs := make([]uint64, 0, len(f.Code)/4+1)
-		for off := 0; off < len(f.Code); {
-			in, err := decodeAMD64(f.Code[off:])
-			if err != nil {
-				return offs, decodeError(f.Code, off, err)
-			}
-			offs = append(offs, uint64(off))
-			off += in.Len
+		steps, err := sweepAMD64(f)
+		offs := make([]uint64, len(steps))
+		for i, s := range steps {
+			offs[i] = uint64(s.off)
 		}
-		return offs, nil
+		return offs, err
 	case "arm64":
 		offs := make([]uint64, 0, len(f.Code)/4)
 		for off := 0; off+4 <= len(f.Code); off += 4 {
@@ -121,9 +142,9 @@ func Boundaries(arch string, f Func) ([]uint64, error) {
 // else an error saying why a probe cannot go there, such as "offset 0x3 is
 // inside the instruction at 0x1 (mov %rsp,%rbp, 3 bytes)", so that a
 // mistyped offset never puts a breakpoint in the middle of an instruction.
-// It decodes f from its start up to and including the instruction at off:
-// an offset at or past bytes that do not decode is an error (wrapping a
-// *DecodeError), and so is off >= len(f.Code).
+// It decodes all of f: when f cannot be decoded with certainty, any
+// offset is an error (wrapping a *DecodeError), for the boundaries are
+// in doubt; so is off >= len(f.Code).
 func CheckOffset(arch string, f Func, off uint64) error {
 	if arch != "amd64" && arch != "arm64" {
 		return unsupported(arch)
@@ -141,19 +162,16 @@ func CheckOffset(arch string, f Func, off uint64) error {
 		}
 		return fmt.Errorf("offset %#x is inside the instruction at %#x (%s, 4 bytes)", off, at, arm64Text(f, int(at)))
 	}
-	for p := 0; ; {
-		in, err := decodeAMD64(f.Code[p:])
-		if err != nil {
-			return fmt.Errorf("offset %#x: %w", off, decodeError(f.Code, p, err))
-		}
-		if uint64(p) == off {
-			return nil
-		}
-		if uint64(p+in.Len) > off {
-			return fmt.Errorf("offset %#x is inside the instruction at %#x (%s, %d bytes)", off, p, amd64Text(f, p, in), in.Len)
-		}
-		p += in.Len
+	steps, err := sweepAMD64(f)
+	if err != nil {
+		return fmt.Errorf("offset %#x: the function's instructions are not known for certain: %w", off, err)
 	}
+	i, found := slices.BinarySearchFunc(steps, int(off), func(s step, t int) int { return s.off - t })
+	if found {
+		return nil
+	}
+	s := steps[i-1]
+	return fmt.Errorf("offset %#x is inside the instruction at %#x (%s, %d bytes)", off, s.off, amd64Text(f, s), s.len)
 }
 
 // Kind is the kind of a return site.
@@ -215,11 +233,10 @@ type Site struct {
 // bytes tells the two apart. ReturnSites gives each jump's target, for a
 // caller with the symbol table to drop those.
 //
-// When bytes do not decode and the last instruction before them (other
-// than nop and int3 padding) does not fall through (a ret, a jmp, ud2 or
-// hlt), the sweep stops there: the bytes are taken for padding or data
-// after the function's end. Otherwise Returns reports a *DecodeError with
-// the sites found before it.
+// When f cannot be decoded with certainty (see "Certainty" in the package
+// comment), Returns finds no site: it reports a *DecodeError and nil, for
+// a return site missed would be a wrong count and a site placed inside an
+// instruction would corrupt the process.
 func Returns(arch string, f Func) ([]uint64, error) {
 	var offs []uint64
 	err := sweepReturns(arch, f, func(s Site) {
@@ -257,218 +274,6 @@ func sweepReturns(arch string, f Func, found func(Site)) error {
 func outside(f Func, off, n int, rel int64) (uint64, bool) {
 	t := int64(off) + int64(n) + rel
 	return f.Addr + uint64(t), t < 0 || t >= int64(len(f.Code))
-}
-
-func returnsAMD64(f Func, found func(Site)) error {
-	ended := false // the last instruction but padding does not fall through
-	for off := 0; off < len(f.Code); {
-		in, err := decodeAMD64(f.Code[off:])
-		if err != nil {
-			if ended {
-				return nil
-			}
-			return decodeError(f.Code, off, err)
-		}
-		switch in.Op {
-		case x86asm.RET:
-			found(Site{Off: uint64(off), Kind: Ret})
-			ended = true
-		case x86asm.JMP:
-			if rel, ok := in.Args[0].(x86asm.Rel); ok {
-				if t, out := outside(f, off, in.Len, int64(rel)); out {
-					found(Site{Off: uint64(off), Kind: Jump, Target: t})
-				}
-			}
-			ended = true
-		case x86asm.UD2, x86asm.HLT:
-			ended = true
-		case x86asm.NOP, x86asm.INT:
-			// padding (int3 and int $n: not an exit either way)
-		default:
-			ended = false
-			if cc, ok := jccCond(in.Op); ok {
-				if rel, ok := in.Args[0].(x86asm.Rel); ok {
-					if t, out := outside(f, off, in.Len, int64(rel)); out {
-						found(Site{Off: uint64(off), Kind: CondJump, Cond: cc, Target: t})
-					}
-				}
-			}
-		}
-		off += in.Len
-	}
-	return nil
-}
-
-// jccCond returns the condition code of a jcc (opcodes 70-7f, 0f 80-8f);
-// jcxz and loop are not among them, as in illumos.
-func jccCond(op x86asm.Op) (uint8, bool) {
-	switch op {
-	case x86asm.JO:
-		return 0x0, true
-	case x86asm.JNO:
-		return 0x1, true
-	case x86asm.JB:
-		return 0x2, true
-	case x86asm.JAE:
-		return 0x3, true
-	case x86asm.JE:
-		return 0x4, true
-	case x86asm.JNE:
-		return 0x5, true
-	case x86asm.JBE:
-		return 0x6, true
-	case x86asm.JA:
-		return 0x7, true
-	case x86asm.JS:
-		return 0x8, true
-	case x86asm.JNS:
-		return 0x9, true
-	case x86asm.JP:
-		return 0xa, true
-	case x86asm.JNP:
-		return 0xb, true
-	case x86asm.JL:
-		return 0xc, true
-	case x86asm.JGE:
-		return 0xd, true
-	case x86asm.JLE:
-		return 0xe, true
-	case x86asm.JG:
-		return 0xf, true
-	}
-	return 0, false
-}
-
-// decodeAMD64 decodes the x86-64 instruction at the start of code.
-//
-// x86asm.Decode does not fail on a prefix it cannot make sense of with
-// what follows (an instruction it does not know, or one cut short by the
-// end of code): it returns the prefix alone as a 1-byte instruction with
-// Op 0. That would make offset 1 of "endbr64" (f3 0f 1e fa) look like an
-// instruction boundary. So an Op 0 result is a failure, unless
-//
-//   - the prefix is f2 or f3 and x86asm decodes what follows it: it is
-//     then taken as that instruction's mandatory prefix, which does not
-//     change its length (rdpid, f3 0f c7 /7; incssp, f3 [48] 0f ae /5;
-//     and the like), and the result has Op 0, Len set, and the
-//     instruction after the prefix in Args; or
-//   - manualLen knows the instruction (endbr64, rdpkru, ...): the result
-//     has Op 0, Len set and no Args.
-//
-// The error is x86asm.ErrTruncated when the bytes decode once padded with
-// zeros to past the end of code, else x86asm.ErrUnrecognized.
-func decodeAMD64(code []byte) (x86asm.Inst, error) {
-	if in, ok := decodeRaw(code); ok {
-		return in, nil
-	}
-	// Cut short by the end of code rather than invalid, if it decodes
-	// once padded with zero bytes.
-	if len(code) < 15 {
-		var b [16]byte
-		copy(b[:], code)
-		if in, ok := decodeRaw(b[:]); ok && in.Len > len(code) {
-			return x86asm.Inst{}, x86asm.ErrTruncated
-		}
-	}
-	return x86asm.Inst{}, x86asm.ErrUnrecognized
-}
-
-func decodeRaw(code []byte) (x86asm.Inst, bool) {
-	in, err := x86asm.Decode(code, 64)
-	if err == nil && in.Op != 0 {
-		return in, true
-	}
-	if err == nil && (code[0] == 0xf2 || code[0] == 0xf3) {
-		next, err := x86asm.Decode(code[1:], 64)
-		if err == nil && next.Op != 0 {
-			next.Op, next.Len = 0, next.Len+1
-			return next, true
-		}
-	}
-	if n := manualLen(code); n > 0 {
-		return x86asm.Inst{Len: n}, true
-	}
-	return in, false
-}
-
-// manualLen returns the length of one of the instructions below, after
-// legacy prefixes and a REX prefix, or 0. x86asm knows few of them.
-//
-//   - 0f 01 with a register ModRM (mod 3): three bytes with no operands
-//     (rdpkru, wrpkru, clac, stac, serialize, clzero, rdpru, saveprevssp...).
-//   - 0f 18 to 0f 1f with any ModRM: the hint NOP space (prefetches, MPX
-//     bnd*, cldemote, and 0f 1e: endbr64, endbr32, rdsspd, rdsspq), whose
-//     length is that of the ModRM operand.
-func manualLen(code []byte) int {
-	p := 0
-	for p < len(code) && p < 14 {
-		switch code[p] {
-		case 0x26, 0x2e, 0x36, 0x3e, 0x64, 0x65, 0x66, 0x67, 0xf0, 0xf2, 0xf3:
-			p++
-			continue
-		}
-		break
-	}
-	if p < len(code) && code[p]&0xf0 == 0x40 {
-		p++
-	}
-	if p+3 > len(code) || code[p] != 0x0f {
-		return 0
-	}
-	op, modrm := code[p+1], code[p+2]
-	n := 0
-	switch {
-	case op == 0x01 && modrm >= 0xc0:
-		n = p + 3
-	case op >= 0x18 && op <= 0x1f:
-		n = p + 2 + modrmLen(code[p+2:])
-	}
-	if n > len(code) || n > 15 || n < p+3 {
-		return 0
-	}
-	return n
-}
-
-// modrmLen returns the length of a ModRM byte with its SIB byte and
-// displacement (32- or 64-bit addressing), or 0 when code is too short to
-// tell.
-func modrmLen(code []byte) int {
-	modrm := code[0]
-	mod, rm := modrm>>6, modrm&7
-	n := 1
-	if mod != 3 && rm == 4 { // SIB
-		if len(code) < 2 {
-			return 0
-		}
-		n++
-		if mod == 0 && code[1]&7 == 5 { // no base: disp32
-			n += 4
-		}
-	}
-	switch {
-	case mod == 0 && rm == 5: // rip-relative
-		n += 4
-	case mod == 1:
-		n++
-	case mod == 2:
-		n += 4
-	}
-	return n
-}
-
-// amd64Text renders the instruction at off in AT&T syntax, as objdump does.
-func amd64Text(f Func, off int, in x86asm.Inst) string {
-	if in.Op == 0 { // a prefix x86asm does not know; see decodeAMD64
-		b := f.Code[off : off+in.Len]
-		switch {
-		case len(b) == 4 && b[0] == 0xf3 && b[1] == 0x0f && b[2] == 0x1e && b[3] == 0xfa:
-			return "endbr64"
-		case len(b) == 4 && b[0] == 0xf3 && b[1] == 0x0f && b[2] == 0x1e && b[3] == 0xfb:
-			return "endbr32"
-		}
-		return fmt.Sprintf(".byte % #x", b)
-	}
-	return x86asm.GNUSyntax(in, f.Addr+uint64(off), nil)
 }
 
 // arm64 encodings (little-endian words).

@@ -58,6 +58,18 @@ var (
 	jne32      = func(rel int32) []byte { return le32(0x0f, 0x85, rel) }               // jne rel32
 	jg8        = func(rel int8) []byte { return []byte{0x7f, byte(rel)} }              // jg rel8
 	bndJmp32   = func(rel int32) []byte { return append([]byte{0xf2}, jmp32(rel)...) } // bnd jmp rel32
+	jne8       = func(rel int8) []byte { return []byte{0x75, byte(rel)} }              // jne rel8
+
+	vzeroupper   = []byte{0xc5, 0xf8, 0x77}                               // vzeroupper: no ModRM
+	vpcmpeqbYMM  = []byte{0xc5, 0xfd, 0x74, 0x0f}                         // vpcmpeqb (%rdi),%ymm0,%ymm1
+	vpmovmskb    = []byte{0xc5, 0xfd, 0xd7, 0xc1}                         // vpmovmskb %ymm1,%eax
+	vpbroadcastb = []byte{0xc4, 0xe2, 0x7d, 0x78, 0x44, 0x24, 0x08}       // vpbroadcastb 0x8(%rsp),%ymm0
+	vpalignr     = []byte{0xc4, 0xe3, 0x7d, 0x0f, 0xc1, 0x04}             // vpalignr $0x4,%ymm1,%ymm0,%ymm0: imm8 (0f 3a)
+	vpshufd      = []byte{0xc5, 0xfd, 0x70, 0xc0, 0x1b}                   // vpshufd $0x1b,%ymm0,%ymm0: imm8 (0f 70)
+	vpcmpbK      = []byte{0x62, 0xf3, 0x7d, 0x28, 0x3f, 0x4f, 0x01, 0x00} // vpcmpeqb 0x20(%rdi),%ymm0,%k1 (EVEX, disp8*N)
+	fstsw        = []byte{0x9b, 0xdf, 0xe0}                               // fstsw %ax: fwait; fnstsw, one line in objdump
+	xopVpcmov    = []byte{0x8f, 0xe8, 0x78, 0xa2, 0xc2, 0x30}             // vpcmov (AMD XOP)
+	callRel16    = []byte{0x66, 0xe8, 0x00, 0x00, 0x00, 0x00}             // data16 call
 )
 
 func le32(v ...any) []byte {
@@ -91,6 +103,9 @@ func TestBoundariesAMD64(t *testing.T) {
 			cat(movImm64, vmovupsZMM, movRIP, lockCmpxch, ret), []uint64{0, 10, 16, 23, 27}},
 		{"indirect jumps",
 			cat(jmpRAX, notrackJmp, jmpR11, jmpGOT), []uint64{0, 2, 5, 8}},
+		{"VEX and EVEX: vzeroupper (no ModRM), imm8 in 0f 3a and 0f 70, EVEX disp8",
+			cat(vzeroupper, vpalignr, vpshufd, vpcmpbK, ret), []uint64{0, 3, 9, 14, 22}},
+		{"fwait with the x87 instruction after it", cat(fstsw, nop), []uint64{0, 3}},
 	} {
 		got, err := Boundaries("amd64", Func{Addr: 0x1000, Code: c.code})
 		if err != nil || !slices.Equal(got, c.want) {
@@ -124,7 +139,8 @@ func TestBoundariesErrors(t *testing.T) {
 }
 
 func TestCheckOffset(t *testing.T) {
-	frame := Func{Addr: 0x401000, Code: cat(pushRBP, movRSPRBP, movEDIm4, movm4EAX, popRBP, ret, bad)}
+	frame := Func{Addr: 0x401000, Code: cat(pushRBP, movRSPRBP, movEDIm4, movm4EAX, popRBP, ret)}
+	withBad := Func{Addr: 0x401000, Code: cat(pushRBP, movRSPRBP, movEDIm4, movm4EAX, popRBP, ret, bad)}
 	for _, c := range []struct {
 		f    Func
 		off  uint64
@@ -133,19 +149,26 @@ func TestCheckOffset(t *testing.T) {
 		{frame, 0, ""},
 		{frame, 1, ""},
 		{frame, 4, ""},
-		{frame, 11, ""}, // the ret: the bad byte after it does not matter
+		{frame, 11, ""},
+		// A byte that does not decode puts every offset in doubt.
+		{withBad, 0, "offset 0x0: the function's instructions are not known for certain: cannot decode the instruction at offset 0xc (06): unrecognized instruction"},
+		{withBad, 11, "offset 0xb: the function's instructions are not known for certain: cannot decode the instruction at offset 0xc (06): unrecognized instruction"},
 		{frame, 3, "offset 0x3 is inside the instruction at 0x1 (mov %rsp,%rbp, 3 bytes)"},
 		{frame, 2, "offset 0x2 is inside the instruction at 0x1 (mov %rsp,%rbp, 3 bytes)"},
 		{frame, 9, "offset 0x9 is inside the instruction at 0x7 (mov -0x4(%rbp),%eax, 3 bytes)"},
-		{frame, 12, "offset 0xc: cannot decode the instruction at offset 0xc (06): unrecognized instruction"},
-		{frame, 13, "offset 0xd is past the end of the function (0xd bytes)"},
-		{frame, 100, "offset 0x64 is past the end of the function (0xd bytes)"},
+		{withBad, 12, "offset 0xc: the function's instructions are not known for certain: cannot decode the instruction at offset 0xc (06): unrecognized instruction"},
+		{frame, 12, "offset 0xc is past the end of the function (0xc bytes)"},
+		{frame, 100, "offset 0x64 is past the end of the function (0xc bytes)"},
+		{Func{Code: cat(vzeroupper, ret)}, 3, ""},
+		{Func{Code: cat(vzeroupper, ret)}, 1, "offset 0x1 is inside the instruction at 0x0 (vzeroupper, 3 bytes)"},
+		{Func{Code: cat(fstsw, ret)}, 1, "offset 0x1 is inside the instruction at 0x0 (.byte 0x9b 0xdf 0xe0, 3 bytes)"},
+		{Func{Code: cat(jne8(2), movRIP, ret)}, 9, "offset 0x9: the function's instructions are not known for certain: cannot decode the instruction at offset 0x2 (48 8b 05 11 22 33 00 c3): a jump goes into the middle of this instruction: data among the code, or misdecoded (the one at 0x0 goes to 0x4)"},
 		{Func{Code: cat(endbr64, ret)}, 1, "offset 0x1 is inside the instruction at 0x0 (endbr64, 4 bytes)"},
 		{Func{Code: cat(endbr64, ret)}, 4, ""},
 		{Func{Code: cat(rdpkru, ret)}, 2, "offset 0x2 is inside the instruction at 0x0 (.byte 0x0f 0x01 0xee, 3 bytes)"},
 		// The jump's target is printed as an address, as objdump does.
 		{Func{Addr: 0x1000, Code: cat(jmp32(0x100), ret)}, 1, "offset 0x1 is inside the instruction at 0x0 (jmpq 0x1105, 5 bytes)"},
-		{Func{Code: cat(xorEAX, bad, ret)}, 3, "offset 0x3: cannot decode the instruction at offset 0x2 (06 c3): unrecognized instruction"},
+		{Func{Code: cat(xorEAX, bad, ret)}, 3, "offset 0x3: the function's instructions are not known for certain: cannot decode the instruction at offset 0x2 (06 c3): unrecognized instruction"},
 	} {
 		err := CheckOffset("amd64", c.f, c.off)
 		if got := errString(err); got != c.want {
@@ -153,7 +176,7 @@ func TestCheckOffset(t *testing.T) {
 		}
 	}
 	var de *DecodeError
-	if err := CheckOffset("amd64", frame, 12); !errors.As(err, &de) || de.Off != 12 {
+	if err := CheckOffset("amd64", withBad, 12); !errors.As(err, &de) || de.Off != 12 {
 		t.Errorf("CheckOffset on a bad byte: %v, want a DecodeError at 0xc", err)
 	}
 }
@@ -207,16 +230,14 @@ func TestReturnsAMD64(t *testing.T) {
 		{"indirect jumps are no returns",
 			cat(xorEAX, jmpRAX, notrackJmp, jmpR11, jmpGOT, ret), []uint64{0x10}, nil},
 		{"call is no return", cat(callRel, ret), []uint64{5}, nil},
-		{"undecodable bytes after the last ret: stop there",
-			cat(xorEAX, ret, bad, bad), []uint64{2}, nil},
-		{"... after a ret and padding",
-			cat(xorEAX, ret, csNopw, int3, nop, bad), []uint64{2}, nil},
-		{"... after a tail jump",
-			cat(xorEAX, jmp32(0x100), bad), []uint64{2},
-			[]Site{{Off: 2, Kind: Jump, Target: 0x1007 + 0x100}}},
-		{"... after an indirect jump", cat(ret, jmpRAX, bad), []uint64{0}, nil},
-		{"... after ud2", cat(ret, xorEAX, ud2, trunc), []uint64{0}, nil},
 		{"noreturn function: none", cat(pushRBP, callRel, ud2), nil, nil},
+		{"AVX2: vzeroupper is 3 bytes, the ret after it found",
+			cat(vpcmpeqbYMM, vpmovmskb, vzeroupper, ret), []uint64{11}, nil},
+		{"EVEX and VEX with a ModRM and SIB, then rets",
+			cat(vmovupsZMM, vpbroadcastb, ret, vzeroupper, ret), []uint64{13, 17}, nil},
+		{"fwait; fnstsw is one instruction (fstsw)", cat(fstsw, ret), []uint64{3}, nil},
+		{"jump over a lock prefix (glibc's single-thread atomics)",
+			cat(jne8(1), lockCmpxch, ret), []uint64{6}, nil},
 	} {
 		f := Func{Addr: 0x1000, Code: c.code}
 		got, err := Returns("amd64", f)
@@ -244,9 +265,16 @@ func TestReturnsErrors(t *testing.T) {
 		off  uint64
 	}{
 		{"undecodable mid-function", cat(xorEAX, bad, ret), nil, 2},
-		{"undecodable after a ret and more code", cat(ret, xorEAX, bad), []uint64{0}, 3},
-		{"undecodable after a call (noreturn?)", cat(ret, callRel, nop, bad), []uint64{0}, 7},
-		{"cut short", cat(ret, xorEAX, trunc), []uint64{0}, 3},
+		{"undecodable after a ret and more code", cat(ret, xorEAX, bad), nil, 3},
+		{"undecodable after a call (noreturn?)", cat(ret, callRel, nop, bad), nil, 7},
+		{"undecodable after the last ret", cat(xorEAX, ret, bad, bad), nil, 3},
+		{"undecodable after a ret and padding", cat(xorEAX, ret, csNopw, int3, nop, bad), nil, 0xf},
+		{"undecodable after a tail jump", cat(xorEAX, jmp32(0x100), bad), nil, 7},
+		{"undecodable after ud2", cat(ret, xorEAX, ud2, trunc), nil, 5},
+		{"cut short", cat(ret, xorEAX, trunc), nil, 3},
+		{"XOP (AMD) is not known", cat(xopVpcmov, ret), nil, 0},
+		{"a jump into the middle of the mov after it", cat(jne8(2), movRIP, ret), nil, 2},
+		{"call rel32 with 66 and no REX.W: rel16 or rel32 by CPU", cat(callRel16, ret), nil, 0},
 	} {
 		got, err := Returns("amd64", Func{Addr: 0x1000, Code: c.code})
 		var de *DecodeError

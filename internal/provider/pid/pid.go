@@ -7,6 +7,12 @@
 // decoding its code: arg0 is the offset of the return in the function,
 // arg1 the return value. Offset probes are placed only on instruction
 // boundaries, so that a mistyped offset cannot corrupt the process.
+//
+// A function whose instructions are not known for certain (see package
+// insn: bytes that do not decode, decoders that disagree, a jump into the
+// middle of an instruction) gets no probe but its entry probe: a glob
+// leaves it without a return probe and says so on standard error, once
+// per function; pid$1::f:return and an offset probe in it are errors.
 package pid
 
 import (
@@ -32,9 +38,16 @@ const MaxProbes = 1 << 22
 // Provider is the pid provider. Its probes are numbered as they are first
 // matched.
 type Provider struct {
-	mu    sync.Mutex
-	ids   map[string]uint32
-	files map[string]*sym.File
+	// Warn receives the warnings about functions left without return
+	// probes (their instructions are not known for certain); nil is
+	// standard error.
+	Warn io.Writer
+
+	mu      sync.Mutex
+	ids     map[string]uint32
+	files   map[string]*sym.File
+	warned  map[string]bool // path NUL function: told already
+	pending []string        // warnings not yet told
 }
 
 // Name implements provider.Provider.
@@ -165,15 +178,19 @@ func (p *Provider) Probes(d provider.Desc) ([]*provider.Probe, error) {
 					site.Offset = start + offset
 					if !probeable(code, site.Offset) {
 						code.Close()
-						return nil, fmt.Errorf("pid provider: %s`%s+%#x: the kernel cannot place a uprobe on a lock- or segment-prefixed instruction", o.Mod, name, offset)
+						return nil, fmt.Errorf("pid provider: %s`%s+%#x: the kernel cannot place a uprobe on this instruction (a lock or segment prefix, a VEX or EVEX encoding, or an opcode it refuses)", o.Mod, name, offset)
 					}
 					off = append(off, site)
 					continue
 				}
-				rets, err := insn.Returns("amd64", f)
-				if err != nil && exact && len(rets) == 0 {
-					code.Close()
-					return nil, fmt.Errorf("pid provider: %s`%s: cannot place return probes: %v", o.Mod, name, err)
+				rets, err := returnSites(code, f, start)
+				if err != nil {
+					if exact && d.Name == "return" {
+						code.Close()
+						return nil, fmt.Errorf("pid provider: %s`%s: no return probe: %v", o.Mod, name, err)
+					}
+					p.skip(o.Open, o.Mod, name, err)
+					continue
 				}
 				for _, r := range rets {
 					rs := site
@@ -200,8 +217,66 @@ func (p *Provider) Probes(d provider.Desc) ([]*provider.Probe, error) {
 		}
 		code.Close()
 	}
+	p.flushWarnings()
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out, nil
+}
+
+// returnSites returns the offsets of f's return sites, f being at file
+// offset start of code: none and an error when f is not decoded with
+// certainty (a probe could land inside an instruction, or a return be
+// missed), or when the kernel cannot place a uprobe on one of them (a
+// return not probed would be a wrong count).
+func returnSites(code io.ReaderAt, f insn.Func, start uint64) ([]uint64, error) {
+	rets, err := insn.Returns("amd64", f)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range rets {
+		if !probeable(code, start+r) {
+			return nil, fmt.Errorf("the kernel cannot place a uprobe on its return at %#x (a lock or segment prefix)", r)
+		}
+	}
+	return rets, nil
+}
+
+// maxWarnings is how many functions without return probes are named, one
+// a line, by one call of Probes; the others are counted.
+const maxWarnings = 10
+
+// skip records that function name of the object at path gets no return
+// probe, for flushWarnings to tell once.
+func (p *Provider) skip(path, mod, name string, err error) {
+	k := path + "\x00" + name
+	if p.warned[k] {
+		return
+	}
+	if p.warned == nil {
+		p.warned = map[string]bool{}
+	}
+	p.warned[k] = true
+	p.pending = append(p.pending, fmt.Sprintf("%s`%s: %v", mod, name, err))
+}
+
+// flushWarnings tells on the warning writer (standard error) which
+// functions got no return probe since the last call, as DTrace skips and
+// counts the functions it cannot instrument.
+func (p *Provider) flushWarnings() {
+	if len(p.pending) == 0 {
+		return
+	}
+	w := p.Warn
+	if w == nil {
+		w = os.Stderr
+	}
+	for i, m := range p.pending {
+		if i == maxWarnings {
+			fmt.Fprintf(w, "sonde: warning: pid provider: %d more functions without return probes\n", len(p.pending)-maxWarnings)
+			break
+		}
+		fmt.Fprintf(w, "sonde: warning: pid provider: no return probe in %s\n", m)
+	}
+	p.pending = nil
 }
 
 // probeable reports whether the kernel can place a uprobe on the x86-64
