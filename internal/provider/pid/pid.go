@@ -96,7 +96,7 @@ func (p *Provider) Probes(d provider.Desc) ([]*provider.Probe, error) {
 	}
 	objs, err := sym.Objects(pid)
 	if err != nil {
-		return nil, fmt.Errorf("pid provider: %v", err)
+		return nil, fmt.Errorf("pid provider: %w", err)
 	}
 	offset, isOffset := parseOffset(d.Name)
 	wantEntry := !isOffset && provider.Glob(d.Name, "entry")
@@ -115,7 +115,7 @@ func (p *Provider) Probes(d provider.Desc) ([]*provider.Probe, error) {
 		f, err := p.open(o.Open)
 		if err != nil {
 			if d.Module != "" && !strings.ContainsAny(d.Module, "*?[\\") {
-				return nil, fmt.Errorf("pid provider: %s: %v", o.Path, err)
+				return nil, fmt.Errorf("pid provider: %s: %w", o.Path, err)
 			}
 			continue
 		}
@@ -130,7 +130,7 @@ func (p *Provider) Probes(d provider.Desc) ([]*provider.Probe, error) {
 		}
 		code, err := os.Open(o.Open)
 		if err != nil {
-			return nil, fmt.Errorf("pid provider: %v", err)
+			return nil, fmt.Errorf("pid provider: %w", err)
 		}
 		// One probe per name: same-named functions (static ones of
 		// different files) are sites of one probe, as in DTrace.
@@ -165,7 +165,7 @@ func (p *Provider) Probes(d provider.Desc) ([]*provider.Probe, error) {
 				if _, err := code.ReadAt(buf, int64(start)); err != nil {
 					if exact {
 						code.Close()
-						return nil, fmt.Errorf("pid provider: %s`%s: reading its code: %v", o.Mod, name, err)
+						return nil, fmt.Errorf("pid provider: %s`%s: reading its code: %w", o.Mod, name, err)
 					}
 					continue
 				}
@@ -173,7 +173,7 @@ func (p *Provider) Probes(d provider.Desc) ([]*provider.Probe, error) {
 				if isOffset {
 					if err := insn.CheckOffset("amd64", f, offset); err != nil {
 						code.Close()
-						return nil, fmt.Errorf("pid provider: %s`%s: %v", o.Mod, name, err)
+						return nil, fmt.Errorf("pid provider: %s`%s: %w", o.Mod, name, err)
 					}
 					site.Offset = start + offset
 					if !probeable(code, site.Offset) {
@@ -187,7 +187,7 @@ func (p *Provider) Probes(d provider.Desc) ([]*provider.Probe, error) {
 				if err != nil {
 					if exact && d.Name == "return" {
 						code.Close()
-						return nil, fmt.Errorf("pid provider: %s`%s: no return probe: %v", o.Mod, name, err)
+						return nil, fmt.Errorf("pid provider: %s`%s: no return probe: %w", o.Mod, name, err)
 					}
 					p.skip(o.Open, o.Mod, name, err)
 					continue
