@@ -3,7 +3,7 @@
 // hand-written BPF program (the floor: a uprobe incrementing a counter in
 // an array map), on the same workload, side by side in one run.
 //
-//	go run ./bench/uprobe [-n calls] [-runs r]
+//	go run ./bench/uprobe [-n calls] [-runs r] [-usdt]
 //
 // The workload (loop.c) times its own loop and prints ns per iteration;
 // a probe's cost is the traced time minus the untraced one (median of
@@ -34,14 +34,15 @@ func main() {
 	n := flag.Int("n", 2000000, "calls per run")
 	runs := flag.Int("runs", 5, "runs per configuration")
 	write := flag.Bool("write", false, "also write bench/uprobe/RESULTS.md (a section of BENCHMARKS.md)")
+	usdtOnly := flag.Bool("usdt", false, "measure the USDT configurations only")
 	flag.Parse()
-	if err := run(*n, *runs, *write); err != nil {
+	if err := run(*n, *runs, *write, *usdtOnly); err != nil {
 		fmt.Fprintln(os.Stderr, "uprobe bench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(n, runs int, write bool) error {
+func run(n, runs int, write, usdtOnly bool) error {
 	root, _ := filepath.Abs(".")
 	dir, err := os.MkdirTemp("", "sonde-uprobe-bench")
 	if err != nil {
@@ -90,6 +91,18 @@ func run(n, runs int, write bool) error {
 				return []string{"bpftrace", "-q", "-e", "usdt:" + bin + ":loop:tick { @ = count(); } END { clear(@); }", "-c", bin + " usdt " + N}
 			}, "usdt"})
 	}
+	if usdtOnly {
+		if write {
+			return fmt.Errorf("-write needs every configuration")
+		}
+		var u []config
+		for _, c := range configs {
+			if c.mode == "usdt" {
+				u = append(u, c)
+			}
+		}
+		configs = u
+	}
 	res := map[string]float64{}
 	for _, c := range configs {
 		var xs []float64
@@ -134,8 +147,9 @@ func run(n, runs int, write bool) error {
 		"noinline function, or fires a USDT probe from a header made by `sonde -h`, " + strconv.Itoa(n) + " times and times its own loop;\n" +
 		"a probe's cost is the traced ns per iteration minus the untraced one (median of " + strconv.Itoa(runs) + " runs). Each probe counts\n" +
 		"into an aggregation (`@ = count()`); the floor is a hand-written BPF program incrementing an array-map counter on the\n" +
-		"same uprobe. Most of a pid probe's cost is the kernel's breakpoint trap and single-step; USDT sites are nops the\n" +
-		"kernel handles faster. An untraced USDT probe costs its semaphore test.\n\n" + tbl.String() +
+		"same uprobe. Most of a pid probe's cost is the kernel's breakpoint trap and single-step; a USDT site is a 1-byte\n" +
+		"nop, which the kernel emulates after the trap instead of single-stepping it. An untraced USDT probe costs its\n" +
+		"semaphore test.\n\n" + tbl.String() +
 		"\nA VM's timing is noisy: floors move by tens of percent between runs, so ratios near 1 mean \"the same\".\n"
 	return os.WriteFile(filepath.Join(root, "bench", "uprobe", "RESULTS.md"), []byte(doc), 0o644)
 }

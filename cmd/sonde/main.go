@@ -252,10 +252,20 @@ func (d *driver) warnManySites(p *plan.Plan) {
 	}
 }
 
-// reportUnplaced names the uprobe sites the kernel refused (instructions
-// with a lock or segment prefix it cannot single-step): their probes fire
-// everywhere else.
+// reportUnplaced names the uprobe sites left out (instructions with a
+// lock or segment prefix the kernel cannot single-step, or that it would
+// rewrite into a call writing below %rsp), one warning per reason: their
+// probes fire everywhere else.
 func (d *driver) reportUnplaced(us []runtime.Unplaced) {
+	byWhy := map[string][]runtime.Unplaced{}
+	for _, u := range us {
+		byWhy[u.Why] = append(byWhy[u.Why], u)
+	}
+	d.reportUnplacedWhy(byWhy[""], "the kernel cannot probe the instruction there")
+	d.reportUnplacedWhy(byWhy[runtime.WhyRedZone], runtime.WhyRedZone)
+}
+
+func (d *driver) reportUnplacedWhy(us []runtime.Unplaced, why string) {
 	if len(us) == 0 {
 		return
 	}
@@ -271,8 +281,8 @@ func (d *driver) reportUnplaced(us []runtime.Unplaced) {
 			names = append(names, fmt.Sprintf("%s+%#x", u.Path, u.Offset))
 		}
 	}
-	warnf(d.stderr, "%d probe site%s could not be placed (the kernel cannot probe the instruction there): %s",
-		len(us), plural(len(us)), strings.Join(names, ", "))
+	warnf(d.stderr, "%d probe site%s could not be placed (%s): %s",
+		len(us), plural(len(us)), why, strings.Join(names, ", "))
 }
 
 // evalTime is where -c's command is held while its probes are placed:

@@ -1,8 +1,10 @@
 package runtime
 
 import (
+	"debug/elf"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"sort"
 	"sync"
@@ -11,6 +13,7 @@ import (
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
 	"github.com/cilium/ebpf/link"
+	"golang.org/x/arch/x86/x86asm"
 	"golang.org/x/sys/unix"
 
 	"github.com/sonde-trace/sonde/internal/plan"
@@ -66,6 +69,8 @@ func (s *Session) attachUprobes(pr *plan.Program, prog *ebpf.Program) error {
 	if s.placed == nil {
 		s.placed = map[site]bool{}
 	}
+	var code codeReader
+	defer code.close()
 	for _, p := range pr.Probes {
 		for _, st := range p.Sites {
 			g := group{st.Path, st.PID}
@@ -74,6 +79,10 @@ func (s *Session) attachUprobes(pr *plan.Program, prog *ebpf.Program) error {
 				continue
 			}
 			s.placed[x] = true
+			if p.Hook.Name != "entry" && code.callRewritten(st.Path, st.Offset) {
+				s.Unplaced = append(s.Unplaced, Unplaced{Path: st.Path, Offset: st.Offset, ProbeID: p.ID, Why: WhyRedZone})
+				continue
+			}
 			if groups[g] == nil {
 				order = append(order, g)
 			}
@@ -108,13 +117,21 @@ func (s *Session) attachUprobes(pr *plan.Program, prog *ebpf.Program) error {
 	return nil
 }
 
-// Unplaced is a uprobe site the kernel refused (an instruction it cannot
-// single-step or emulate): the probe fires at its other sites only.
+// Unplaced is a uprobe site left out: the probe fires at its other sites
+// only.
 type Unplaced struct {
 	Path    string
 	Offset  uint64
 	ProbeID uint32
+	// Why says why: "" for an instruction the kernel refused (one it
+	// cannot single-step or emulate), else WhyRedZone.
+	Why string
 }
+
+// WhyRedZone is why sonde leaves out a site where a uprobe would write
+// below the traced function's stack pointer (see callRewritten).
+const WhyRedZone = "the instruction there is a 5-byte nop, which Linux 6.18 rewrites into a call that writes below %rsp, " +
+	"over a leaf function's locals; a USDT probe from an older sonde -h header needs the header made again"
 
 // attachMulti places sites with uprobe_multi links. The kernel refuses a
 // whole link when one instruction cannot be probed: the set is halved
@@ -232,4 +249,69 @@ func (s *Session) TakeUnplaced() []Unplaced {
 	u := s.Unplaced
 	s.Unplaced = nil
 	return u
+}
+
+// codeReader reads the instructions of uprobe sites from the objects that
+// hold them, keeping the last object open.
+type codeReader struct {
+	path  string
+	f     *os.File
+	amd64 bool
+}
+
+// callRewritten reports whether a uprobe at off in the object at path may
+// be rewritten by the kernel into a call: Linux 6.18 does so, after the
+// first hit, for a 5-byte instruction that does nothing, in a 64-bit
+// process, and the call pushes its return address (and the trampoline
+// three registers) below %rsp, over the red zone where a leaf function
+// keeps its locals. sonde does not place such a uprobe, whatever the
+// kernel (one may have the rewrite backported). Function entries are
+// exempt: nothing is live below %rsp when a function is entered.
+// Unreadable code is left to the kernel, which refuses it.
+func (c *codeReader) callRewritten(path string, off uint64) bool {
+	if path != c.path {
+		c.close()
+		c.path = path
+		c.f, _ = os.Open(path)
+		c.amd64 = c.f != nil && isAMD64(c.f)
+	}
+	if !c.amd64 {
+		return false
+	}
+	var b [15]byte
+	n, _ := c.f.ReadAt(b[:], int64(off))
+	in, err := x86asm.Decode(b[:n], 64)
+	return err == nil && in.Len == 5 && doesNothing(in)
+}
+
+func (c *codeReader) close() {
+	if c.f != nil {
+		c.f.Close()
+	}
+	c.f, c.path = nil, ""
+}
+
+// isAMD64 reports whether r is a 64-bit x86 ELF object.
+func isAMD64(r io.ReaderAt) bool {
+	f, err := elf.NewFile(r)
+	return err == nil && f.Class == elf.ELFCLASS64 && f.Machine == elf.EM_X86_64
+}
+
+// doesNothing reports whether in is one of the instructions the kernel
+// takes for a nop (insn_is_nop): nop and nopl, "jmp .+0", a register moved
+// to itself, "lea 0(%reg), %reg".
+func doesNothing(in x86asm.Inst) bool {
+	switch in.Op {
+	case x86asm.NOP:
+		return true
+	case x86asm.JMP:
+		rel, ok := in.Args[0].(x86asm.Rel)
+		return ok && rel == 0
+	case x86asm.MOV:
+		return in.Args[0] != nil && in.Args[0] == in.Args[1]
+	case x86asm.LEA:
+		m, ok := in.Args[1].(x86asm.Mem)
+		return ok && m.Base == in.Args[0] && m.Index == 0 && m.Disp == 0 && m.Segment == 0
+	}
+	return false
 }

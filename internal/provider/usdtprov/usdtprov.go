@@ -13,6 +13,14 @@
 // in BPF from each site's argument specification; the types a sonde-built
 // binary records (.note.sonde) type args[], translated where the
 // definition says so.
+//
+// A probe's uprobe goes on the address its note gives, never beside it:
+// a 1-byte nop for sys/sdt.h, sonde -h and libbpf's usdt.h (whose
+// "nop; nop5" and "nop; nop10" sites a libbpf tracer may probe one byte
+// on, on kernels that optimise them). On Linux 6.18 a uprobe on a 5-byte
+// nop becomes a call that writes below %rsp, over a leaf function's
+// locals: the runtime leaves such sites out (the bare 5-byte nop of older
+// sonde -h headers among them).
 package usdtprov
 
 import (

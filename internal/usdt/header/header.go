@@ -7,9 +7,10 @@
 // an ELF target (x86-64, i386, arm64): it does not include <sys/sdt.h> but
 // emits the same thing, a standard SystemTap SDT note (.note.stapsdt) per
 // probe site with a semaphore in .probes, so bpftrace, perf and bcc see the
-// probes as well as sonde does. The probe site is a 5-byte nop on x86 (the
-// kernel runs uprobes on it much faster than on a 1-byte nop) and a nop on
-// arm64.
+// probes as well as sonde does. The probe site is a 1-byte nop, which every
+// tracer probes without writing to the traced program's memory; on x86-64
+// a 10-byte nop follows it, which kernels that optimise uprobes there run
+// without touching the red zone (see _SONDE_NOP in the generated header).
 //
 // It also records each probe's native and translated argument types in a
 // .note.sonde note (see ../FORMAT.md), read back by usdt.NewFile, so that a
@@ -498,12 +499,16 @@ const commonHead = `#ifndef _SONDE_USDT_ENABLED
 #define _SONDE_USDT_V1_MACROS 1
 
 /*
- * The probe site. On x86 a 5-byte nop, "nopl 0(%rax,%rax,1)", written as
- * bytes so that no assembler shortens it: the kernel runs a uprobe on it
- * several times faster than on a 1-byte nop.
+ * The probe site: the note's address is a 1-byte nop, where a tracer places
+ * its uprobe (the kernel emulates it; nothing is written below %rsp, where a
+ * leaf function keeps its locals). Not a 5-byte nop: Linux 6.18 rewrites a
+ * uprobe on one into a call to a trampoline, which pushes onto the red zone.
+ * On x86-64 a 10-byte nop, "nopw %cs:0(%rax,%rax,1)" as bytes, follows, as
+ * in libbpf's usdt.h: kernels that make a call of a uprobe there step over
+ * the red zone first, and a tracer that knows so may probe it instead.
  */
-#if defined(__x86_64__) || defined(__i386__)
-# define _SONDE_NOP ".byte 0x0f, 0x1f, 0x44, 0x00, 0x00"
+#if defined(__x86_64__)
+# define _SONDE_NOP "nop\n\t.byte 0x66, 0x2e, 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00"
 #else
 # define _SONDE_NOP "nop"
 #endif
