@@ -6,7 +6,8 @@
 // (or, with Spec.Run, kept to be run with BPF_PROG_TEST_RUN).
 //
 // The body keeps the first CtxSize bytes of the scratch area, with the
-// firing thread's pid and tid at CtxTemp, in a ring buffer (only firings
+// firing thread's pid and tid at CtxTemp and its CPU at CtxTemp+8, in a
+// ring buffer (only firings
 // in Spec.PID when it is set), and counts every firing by probe ID.
 package runtimetest
 
@@ -49,6 +50,7 @@ type Firing struct {
 	Errno    int64
 	Sel      uint64
 	Pid, Tid uint32
+	CPU      uint32
 	Xlate    []byte // the translated area (CtxXlate, CtxXlateSize bytes)
 }
 
@@ -96,6 +98,8 @@ func Build(s Spec) (*plan.Plan, error) {
 func body(pid int) asm.Instructions {
 	r := provider.RegScratch
 	insns := asm.Instructions{
+		asm.FnGetSmpProcessorId.Call(),
+		asm.StoreMem(r, provider.CtxTemp+8, asm.R0, asm.DWord),
 		asm.FnGetCurrentPidTgid.Call(),
 		asm.StoreMem(r, provider.CtxTemp, asm.R0, asm.DWord),
 	}
@@ -194,6 +198,7 @@ func decode(b []byte) Firing {
 	}
 	pt := u(provider.CtxTemp)
 	f.Pid, f.Tid = uint32(pt>>32), uint32(pt)
+	f.CPU = uint32(u(provider.CtxTemp + 8))
 	f.Xlate = append([]byte(nil), b[provider.CtxXlate:provider.CtxXlate+provider.CtxXlateSize]...)
 	return f
 }
