@@ -1,10 +1,12 @@
 package providers
 
 import (
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
@@ -23,7 +25,18 @@ func start(t *testing.T, argv ...string) int {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
 	})
-	return cmd.Process.Pid
+	// the probes are in libc: wait until exec is done and it is mapped
+	deadline := time.Now().Add(time.Minute)
+	for {
+		maps, _ := os.ReadFile("/proc/" + strconv.Itoa(cmd.Process.Pid) + "/maps")
+		if execMapped(string(maps), "libc.so") {
+			return cmd.Process.Pid
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s never mapped libc", argv[0])
+		}
+		time.Sleep(time.Millisecond)
+	}
 }
 
 // everything matches every description that lists probes without creating
@@ -300,4 +313,16 @@ func TestTypeArgs(t *testing.T) {
 	if _, ok := sw.Record.Member("prev_comm"); !ok {
 		t.Errorf("sched_switch record has no prev_comm: %v", sw.Record.Members)
 	}
+}
+
+// execMapped reports whether an executable mapping of a file whose name
+// contains name is in maps (ld.so maps a library, then its text).
+func execMapped(maps, name string) bool {
+	for _, line := range strings.Split(maps, "\n") {
+		f := strings.Fields(line)
+		if len(f) >= 6 && strings.Contains(f[1], "x") && strings.Contains(f[5], name) {
+			return true
+		}
+	}
+	return false
 }

@@ -170,7 +170,8 @@ func TestFire(t *testing.T) {
 	fired("lwp-create", pyPid, func(f runtimetest.Firing) bool {
 		return f.Int(m(ps, "pr_pid")) == int64(pyPid) && f.Int(m(lwp, "pr_lwpid")) != int64(pyPid) && f.Int(m(lwp, "pr_lwpid")) > 0
 	})
-	fired("lwp-exit", pyPid, func(f runtimetest.Firing) bool { return f.Tid != pyPid })
+	// two threads exit: the one that is last fires exit, the other lwp-exit
+	fired("lwp-exit", pyPid, func(runtimetest.Firing) bool { return true })
 	fired("exit", pyPid, func(f runtimetest.Firing) bool { return f.Args[0] == 1 }) // CLD_EXITED
 	fired("exit", kPid, func(f runtimetest.Firing) bool { return f.Args[0] == 2 })  // CLD_KILLED
 	var usr1, kill int
@@ -187,11 +188,19 @@ func TestFire(t *testing.T) {
 	}
 	handled := 0
 	for _, f := range got["signal-handle"] {
-		if f.Pid == pyPid {
+		if f.Pid != pyPid {
+			continue
+		}
+		switch {
+		case f.Args[0] == uint64(unix.SIGUSR1):
 			handled++
-			if f.Args[0] != uint64(unix.SIGUSR1) || f.Args[1] != 0 || f.Args[2] == 0 || f.Args[2] == 1 {
-				t.Errorf("signal-handle: args %#x, want SIGUSR1, 0 and a handler's address", f.Args[:3])
+			if f.Args[1] != 0 || f.Args[2] == 0 || f.Args[2] == 1 {
+				t.Errorf("signal-handle of SIGUSR1: args %#x, want SIGUSR1, 0 and a handler's address", f.Args[:3])
 			}
+		case f.Args[0] == uint64(unix.SIGKILL) && f.Tid != pyPid:
+			// os._exit kills a thread still finishing after join
+		default:
+			t.Errorf("signal-handle in python3 %d/%d: args %#x", f.Pid, f.Tid, f.Args[:3])
 		}
 	}
 	if handled != 1 {
