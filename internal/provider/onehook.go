@@ -19,11 +19,11 @@ type HookProbe struct {
 }
 
 // HookProbes returns the probes of provider prov described by defs that
-// match d; defs[i] has the local ID i+1.
+// match d; defs[i] has the local ID i.
 func HookProbes(owner Provider, defs []HookProbe, d Desc) []*Probe {
 	var out []*Probe
 	for i, def := range defs {
-		p := &Probe{ID: uint32(i + 1), Provider: owner.Name(), Function: def.Tracepoint, Name: def.Name,
+		p := &Probe{ID: uint32(i), Provider: owner.Name(), Function: def.Tracepoint, Name: def.Name,
 			Hook: Hook{Kind: HookBTFTP, Name: def.Tracepoint, Group: def.Name},
 			Args: def.Args, Subject: def.Subject}
 		if d.Matches(p) {

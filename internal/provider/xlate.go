@@ -39,6 +39,7 @@ func FillTask(r asm.Register) asm.Instructions {
 	var insns asm.Instructions
 	insns = append(insns, ReadTaskField(r, "pid", x+XlateLwp, 4)...)
 	insns = append(insns, ReadTaskField(r, "prio", x+XlateLwp+4, 4)...)
+	insns = append(insns, ReadTaskField(r, "thread_info.cpu", x+XlateLwp+8, 4)...)
 	insns = append(insns, ReadTaskField(r, "tgid", x+XlatePs, 4)...)
 	insns = append(insns, ReadTaskField(r, "comm", x+XlatePs+16, 16)...)
 	// the parent: real_parent->tgid, through a temporary

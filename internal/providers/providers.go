@@ -2,9 +2,16 @@
 // probe a stable ID (BEGIN, END and ERROR are 1, 2 and 3; then each
 // provider's probes in a fixed range) and matches probe descriptions for
 // the checker and for -l.
+//
+// A provider numbers its probes from 0 (local IDs); the registry gives it
+// a range of n global IDs, base to base+n-1, right after the previous
+// provider's, and a probe's ID is base plus its local ID. A local ID of n
+// or more is refused with an error, so that no two providers' probes can
+// share an ID.
 package providers
 
 import (
+	"fmt"
 	"sort"
 
 	"github.com/sonde-trace/sonde/internal/provider"
@@ -20,38 +27,49 @@ import (
 	"github.com/sonde-trace/sonde/internal/provider/usdtprov"
 )
 
+// entry is a provider and the range of global IDs it is given: base + n
+// for its local ID n.
 type entry struct {
 	p    provider.Provider
 	base uint32
+	n    uint32 // the size of the range
 }
 
 // Registry holds the providers of one session.
 type Registry struct {
 	tp      *tracepoint.Provider
 	entries []entry
+	next    uint32 // the base of the next provider's range
 	probes  map[uint32]*provider.Probe
 	owners  map[uint32]provider.Provider
 }
 
 // New returns a registry with every provider.
 func New() *Registry {
-	r := &Registry{probes: map[uint32]*provider.Probe{}, owners: map[uint32]provider.Provider{}, tp: &tracepoint.Provider{}}
-	next := uint32(1)
-	add := func(p provider.Provider, n uint32) {
-		r.entries = append(r.entries, entry{p, next})
-		next += n
-	}
-	add(dtrace.Provider{}, 3)
-	add(syscall.Provider{}, syscall.NumLocal())
-	add(sched.Provider{}, sched.NumLocal())
-	add(proc.Provider{}, proc.NumLocal())
-	add(io.Provider{}, io.NumLocal())
-	add(r.tp, tracepoint.MaxProbes)
-	add(&profile.Provider{}, 1<<20)
-	add(&pid.Provider{}, pid.MaxProbes)
-	add(&usdtprov.Provider{}, usdtprov.MaxProbes)
-	add(fbt.Provider{}, 0)
+	r := empty()
+	r.tp = &tracepoint.Provider{}
+	r.add(dtrace.Provider{}, dtrace.NumLocal())
+	r.add(syscall.Provider{}, syscall.NumLocal())
+	r.add(sched.Provider{}, sched.NumLocal())
+	r.add(proc.Provider{}, proc.NumLocal())
+	r.add(io.Provider{}, io.NumLocal())
+	r.add(r.tp, tracepoint.MaxProbes)
+	r.add(&profile.Provider{}, profile.MaxProbes)
+	r.add(&pid.Provider{}, pid.MaxProbes)
+	r.add(&usdtprov.Provider{}, usdtprov.MaxProbes)
+	r.add(fbt.Provider{}, 0)
 	return r
+}
+
+// empty returns a registry without providers.
+func empty() *Registry {
+	return &Registry{next: 1, probes: map[uint32]*provider.Probe{}, owners: map[uint32]provider.Provider{}}
+}
+
+// add gives p the next n global IDs.
+func (r *Registry) add(p provider.Provider, n uint32) {
+	r.entries = append(r.entries, entry{p, r.next, n})
+	r.next += n
 }
 
 // Match implements check.Resolver: the probes matching d, by ID.
@@ -70,7 +88,11 @@ func (r *Registry) Match(d provider.Desc) ([]*provider.Probe, error) {
 			return nil, err
 		}
 		for _, p := range ps {
-			out = append(out, r.intern(e, p))
+			q, err := r.intern(e, p)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, q)
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
@@ -78,7 +100,10 @@ func (r *Registry) Match(d provider.Desc) ([]*provider.Probe, error) {
 }
 
 // intern gives p its global ID and returns the one probe of that ID.
-func (r *Registry) intern(e entry, p *provider.Probe) *provider.Probe {
+func (r *Registry) intern(e entry, p *provider.Probe) (*provider.Probe, error) {
+	if p.ID >= e.n {
+		return nil, fmt.Errorf("%s: too many probes: the %s provider has room for %d", p.FullName(), e.p.Name(), e.n)
+	}
 	id := e.base + p.ID
 	if q, ok := r.probes[id]; ok {
 		if q.Args == nil && p.Args != nil {
@@ -87,13 +112,13 @@ func (r *Registry) intern(e entry, p *provider.Probe) *provider.Probe {
 		if q.Record == nil && p.Record != nil {
 			q.Record = p.Record
 		}
-		return q
+		return q, nil
 	}
 	q := *p
 	q.ID = id
 	r.probes[id] = &q
 	r.owners[id] = e.p
-	return &q
+	return &q, nil
 }
 
 // Owner implements provider.Owners: the provider of a probe Match gave.

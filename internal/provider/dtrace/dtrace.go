@@ -19,6 +19,10 @@ var names = []string{"BEGIN", "END", "ERROR"}
 // Name implements provider.Provider.
 func (Provider) Name() string { return "dtrace" }
 
+// NumLocal is the number of probe IDs the provider uses: BEGIN, END and
+// ERROR are 0, 1 and 2.
+func NumLocal() uint32 { return uint32(len(names)) }
+
 // Probes implements provider.Provider.
 func (p Provider) Probes(d provider.Desc) ([]*provider.Probe, error) {
 	var out []*provider.Probe

@@ -35,8 +35,8 @@ import (
 // MaxProbes is the size of the provider's probe ID range.
 const MaxProbes = 1 << 22
 
-// Provider is the pid provider. Its probes are numbered as they are first
-// matched.
+// Provider is the pid provider. Its probes are numbered from 0 as they are
+// first matched.
 type Provider struct {
 	// Warn receives the warnings about functions left without return
 	// probes (their instructions are not known for certain); nil is
@@ -363,7 +363,7 @@ func (p *Provider) id(pid int, mod, fn, name string) uint32 {
 	if id, ok := p.ids[k]; ok {
 		return id
 	}
-	id := uint32(len(p.ids) + 1)
+	id := uint32(len(p.ids))
 	p.ids[k] = id
 	return id
 }

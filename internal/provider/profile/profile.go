@@ -16,6 +16,10 @@ import (
 	"github.com/sonde-trace/sonde/internal/provider"
 )
 
+// MaxProbes is the size of the provider's probe ID range: probes are
+// numbered from 0 as they are created.
+const MaxProbes = 1 << 20
+
 // Provider is the profile provider.
 type Provider struct {
 	mu      sync.Mutex

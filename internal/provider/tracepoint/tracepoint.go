@@ -19,7 +19,8 @@ import (
 	"github.com/sonde-trace/sonde/internal/tracefs"
 )
 
-// MaxProbes bounds the local IDs the registry reserves.
+// MaxProbes is the size of the provider's probe ID range: events are
+// numbered from 0 in tracefs's order.
 const MaxProbes = 1 << 16
 
 // Provider implements provider.Provider.
@@ -59,14 +60,14 @@ func (p *Provider) Probes(d provider.Desc) ([]*provider.Probe, error) {
 	}
 	var out []*provider.Probe
 	for i, ev := range p.events {
-		if i+1 >= MaxProbes {
+		if i >= MaxProbes {
 			break
 		}
 		if !provider.Glob(d.Module, ev.Subsystem) || !provider.Glob(d.Name, ev.Name) {
 			continue
 		}
 		out = append(out, &provider.Probe{
-			ID: uint32(i + 1), Provider: "tracepoint", Module: ev.Subsystem, Name: ev.Name,
+			ID: uint32(i), Provider: "tracepoint", Module: ev.Subsystem, Name: ev.Name,
 			Hook: provider.Hook{Kind: provider.HookTP, Group: ev.Subsystem, Name: ev.Name},
 		})
 	}

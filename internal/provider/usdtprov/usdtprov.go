@@ -43,7 +43,8 @@ import (
 // MaxProbes is the size of the provider's probe ID range.
 const MaxProbes = 1 << 22
 
-// Provider is the USDT provider. Probes are numbered as first matched.
+// Provider is the USDT provider. Probes are numbered from 0 as first
+// matched.
 type Provider struct {
 	mu      sync.Mutex
 	ids     map[string]uint32
@@ -300,7 +301,7 @@ func (p *Provider) id(k string) uint32 {
 	if id, ok := p.ids[k]; ok {
 		return id
 	}
-	id := uint32(len(p.ids) + 1)
+	id := uint32(len(p.ids))
 	p.ids[k] = id
 	return id
 }

@@ -1,0 +1,209 @@
+package proc_test
+
+import (
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/sonde-trace/sonde/internal/provider"
+	"github.com/sonde-trace/sonde/internal/provider/proc"
+	"github.com/sonde-trace/sonde/internal/runtime/runtimetest"
+)
+
+func probes(t *testing.T, d provider.Desc) []*provider.Probe {
+	t.Helper()
+	ps, err := proc.Provider{}.Probes(d)
+	if err != nil {
+		t.Fatalf("%s: %v", d, err)
+	}
+	return ps
+}
+
+func one(t *testing.T, name string) *provider.Probe {
+	t.Helper()
+	ps := probes(t, provider.Desc{Provider: "proc", Name: name})
+	if len(ps) != 1 {
+		t.Fatalf("proc:::%s: %d probes", name, len(ps))
+	}
+	return ps[0]
+}
+
+func TestMatch(t *testing.T) {
+	for _, c := range []struct {
+		d    provider.Desc
+		want string
+	}{
+		{provider.Desc{Provider: "proc", Name: "exec-success"}, "proc::sched_process_exec:exec-success"},
+		{provider.Desc{Provider: "proc"}, "proc::sched_process_exec:exec-success proc::sched_process_exit:exit " +
+			"proc::sched_process_exit:lwp-exit proc::sched_process_fork:create proc::sched_process_fork:lwp-create " +
+			"proc::signal_generate:signal-send proc::signal_deliver:signal-handle"},
+		{provider.Desc{Provider: "proc", Name: "signal-*"}, "proc::signal_generate:signal-send proc::signal_deliver:signal-handle"},
+		{provider.Desc{Provider: "proc", Function: "sched_process_exit"}, "proc::sched_process_exit:exit proc::sched_process_exit:lwp-exit"},
+		// documented as having no tracepoint where DTrace fires them
+		{provider.Desc{Provider: "proc", Name: "exec"}, ""},
+		{provider.Desc{Provider: "proc", Name: "exec-failure"}, ""},
+		{provider.Desc{Provider: "proc", Name: "start"}, ""},
+		{provider.Desc{Provider: "proc", Name: "lwp-start"}, ""},
+		{provider.Desc{Provider: "proc", Name: "signal-clear"}, ""},
+		{provider.Desc{Provider: "sched", Name: "exit"}, ""},
+	} {
+		var got []string
+		for _, p := range probes(t, c.d) {
+			got = append(got, p.FullName())
+		}
+		if strings.Join(got, " ") != c.want {
+			t.Errorf("%s: %q, want %q", c.d, got, c.want)
+		}
+	}
+	seen := map[uint32]bool{}
+	for _, p := range probes(t, provider.Desc{}) {
+		if p.ID >= proc.NumLocal() || seen[p.ID] {
+			t.Errorf("%s: local ID %d repeated or outside [0, %d)", p.FullName(), p.ID, proc.NumLocal())
+		}
+		seen[p.ID] = true
+		if p.Hook != (provider.Hook{Kind: provider.HookBTFTP, Name: p.Function, Group: p.Name}) || p.Subject != 0 {
+			t.Errorf("%s: hook %+v subject %d", p.FullName(), p.Hook, p.Subject)
+		}
+	}
+}
+
+func TestArgTypes(t *testing.T) {
+	for _, c := range []struct{ name, want string }{
+		{"exec-success", ""},
+		{"exit", "int"},
+		{"lwp-exit", ""},
+		{"create", "psinfo_t *"},
+		{"lwp-create", "lwpsinfo_t *, psinfo_t *"},
+		{"signal-send", "lwpsinfo_t *, psinfo_t *, int"},
+		{"signal-handle", "int, siginfo_t *, void (*)(void)"},
+	} {
+		var got []string
+		for _, a := range one(t, c.name).Args {
+			ty := a.Type
+			if a.XType != "" {
+				ty = a.XType
+				if a.Type != "struct task_struct *" || a.Struct == nil || a.Struct.Name+" *" != a.XType {
+					t.Errorf("proc:::%s: %s translated from %s with %v", c.name, a.XType, a.Type, a.Struct)
+				}
+			}
+			got = append(got, ty)
+		}
+		if strings.Join(got, ", ") != c.want {
+			t.Errorf("proc:::%s args %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
+var needs = provider.Needs{Args: [10]bool{true, true, true}}
+
+func TestProloguesLoad(t *testing.T) {
+	for _, p := range probes(t, provider.Desc{}) {
+		for _, n := range []provider.Needs{{}, needs} {
+			runtimetest.Load(t, runtimetest.Spec{Provider: proc.Provider{}, Hook: p.Hook, Probes: []*provider.Probe{p}, Needs: n})
+		}
+	}
+}
+
+// The script makes a thread, takes a signal it handles and exits with 3.
+const script = `
+import os, signal, threading
+t = threading.Thread(target=lambda: None); t.start(); t.join()
+signal.signal(signal.SIGUSR1, lambda *a: None)
+os.kill(os.getpid(), signal.SIGUSR1)
+os._exit(3)
+`
+
+// Every probe fires for processes we run, with the arguments the
+// provider documents.
+func TestFire(t *testing.T) {
+	ls := map[string]*runtimetest.Loaded{}
+	for _, p := range probes(t, provider.Desc{}) {
+		ls[p.Name] = runtimetest.Load(t, runtimetest.Spec{Provider: proc.Provider{}, Hook: p.Hook, Probes: []*provider.Probe{p}, Needs: needs})
+	}
+	py := exec.Command("/usr/bin/python3", "-c", script)
+	if err := py.Run(); err == nil || py.ProcessState.ExitCode() != 3 {
+		t.Fatalf("python3: %v", err)
+	}
+	killed := exec.Command("sleep", "1000")
+	if err := killed.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if err := killed.Process.Signal(unix.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = killed.Wait()
+	me, pyPid, kPid := uint32(os.Getpid()), uint32(py.Process.Pid), uint32(killed.Process.Pid)
+	lwp, ps := provider.LwpsinfoT, provider.PsinfoT
+	m := func(s *provider.Struct, name string) *provider.Member {
+		x, ok := s.Member(name)
+		if !ok {
+			t.Fatalf("%s has no %s", s.Name, name)
+		}
+		return x
+	}
+	got := map[string][]runtimetest.Firing{}
+	for name, l := range ls {
+		got[name] = l.Firings(t)
+	}
+	fired := func(name string, pid uint32, ok func(f runtimetest.Firing) bool) {
+		t.Helper()
+		n := 0
+		for _, f := range got[name] {
+			if f.ID != uint64(one(t, name).ID) {
+				t.Errorf("proc:::%s: probe ID %d", name, f.ID)
+			}
+			if f.Pid == pid && ok(f) {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("proc:::%s: %d firings in process %d as expected, want 1", name, n, pid)
+		}
+	}
+	fired("exec-success", pyPid, func(runtimetest.Firing) bool { return true })
+	fired("create", me, func(f runtimetest.Firing) bool {
+		return f.Int(m(ps, "pr_pid")) == int64(pyPid) && f.Int(m(ps, "pr_ppid")) == int64(me)
+	})
+	fired("lwp-create", pyPid, func(f runtimetest.Firing) bool {
+		return f.Int(m(ps, "pr_pid")) == int64(pyPid) && f.Int(m(lwp, "pr_lwpid")) != int64(pyPid) && f.Int(m(lwp, "pr_lwpid")) > 0
+	})
+	// two threads exit: the one that is last fires exit, the other lwp-exit
+	fired("lwp-exit", pyPid, func(runtimetest.Firing) bool { return true })
+	fired("exit", pyPid, func(f runtimetest.Firing) bool { return f.Args[0] == 1 }) // CLD_EXITED
+	fired("exit", kPid, func(f runtimetest.Firing) bool { return f.Args[0] == 2 })  // CLD_KILLED
+	var usr1, kill int
+	for _, f := range got["signal-send"] {
+		if f.Pid == pyPid && f.Args[2] == uint64(unix.SIGUSR1) && f.Int(m(ps, "pr_pid")) == int64(pyPid) && f.String(m(ps, "pr_fname")) == "python3" {
+			usr1++
+		}
+		if f.Pid == me && f.Args[2] == uint64(unix.SIGKILL) && f.Int(m(ps, "pr_pid")) == int64(kPid) && f.Int(m(lwp, "pr_lwpid")) == int64(kPid) {
+			kill++
+		}
+	}
+	if usr1 != 1 || kill != 1 {
+		t.Errorf("signal-send: SIGUSR1 to itself %d times, SIGKILL to sleep %d times; want once each", usr1, kill)
+	}
+	handled := 0
+	for _, f := range got["signal-handle"] {
+		if f.Pid != pyPid {
+			continue
+		}
+		switch {
+		case f.Args[0] == uint64(unix.SIGUSR1):
+			handled++
+			if f.Args[1] != 0 || f.Args[2] == 0 || f.Args[2] == 1 {
+				t.Errorf("signal-handle of SIGUSR1: args %#x, want SIGUSR1, 0 and a handler's address", f.Args[:3])
+			}
+		case f.Args[0] == uint64(unix.SIGKILL) && f.Tid != pyPid:
+			// os._exit kills a thread still finishing after join
+		default:
+			t.Errorf("signal-handle in python3 %d/%d: args %#x", f.Pid, f.Tid, f.Args[:3])
+		}
+	}
+	if handled != 1 {
+		t.Errorf("signal-handle fired %d times in python3, want once", handled)
+	}
+}
