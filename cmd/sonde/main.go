@@ -329,6 +329,20 @@ func (d *driver) report(errs diag.List) {
 	}
 }
 
+// loadError reports a failure to load: a clause the kernel refused with
+// its source line, as a compile error is.
+func (d *driver) loadError(err error) {
+	var ce *runtime.ClauseError
+	if !errors.As(err, &ce) {
+		warnf(d.stderr, "%v", err)
+		return
+	}
+	fmt.Fprint(d.stderr, diag.Render(&diag.Error{Pos: ce.Pos, Msg: ce.Msg}, d.srcs, false))
+	if ce.Log != "" {
+		fmt.Fprintln(d.stderr, ce.Log)
+	}
+}
+
 func describeSource(s source) string {
 	switch s.kind {
 	case "s":
@@ -440,7 +454,7 @@ func (d *driver) trace(macros map[string]string) int {
 	d.warnManySites(p)
 	sess, err := runtime.Load(p, &runtime.Options{Verbose: d.cfg.verbose})
 	if err != nil {
-		warnf(d.stderr, "%v", err)
+		d.loadError(err)
 		return 1
 	}
 	phase("loaded")

@@ -273,7 +273,7 @@ func (g *gen) unary(x *ast.UnaryExpr) {
 	case token.INC, token.DEC:
 		g.incdec(x.X, x.Op, false)
 	case token.AND:
-		g.lvalAddr(x.X) // xlate.go
+		g.lvalAddrOf(x.X, false) // xlate.go
 	case token.MUL:
 		pt := g.typeOf(x.X)
 		g.expr(x.X)

@@ -93,7 +93,8 @@ type gen struct {
 	maxRec   int
 	maxZero  int
 	subprogs map[string]bool
-	subs     asm.Instructions // bpf_loop callbacks of the program, emitted after it
+	subs     asm.Instructions      // bpf_loop callbacks of the program, emitted after it
+	sizes    map[*check.Clause]int // instructions of each clause's code in the program
 
 	// per program
 	insns  asm.Instructions
@@ -290,11 +291,11 @@ func (g *gen) build() error {
 		hg.probes = append(hg.probes, pr)
 	}
 	for i, hg := range groups {
-		prog, err := g.program(fmt.Sprintf("p%d", i), hg.hook, hg.owner, hg.probes)
+		progs, err := g.hookPrograms(fmt.Sprintf("p%d", i), hg.hook, hg.owner, hg.probes)
 		if err != nil {
 			return err
 		}
-		g.p.Programs = append(g.p.Programs, prog)
+		g.p.Programs = append(g.p.Programs, progs...)
 	}
 	g.p.NeedsSelf = g.selfSize > 0
 	if len(g.errs) > 0 {
@@ -314,28 +315,24 @@ func (g *gen) errorf(pos token.Pos, format string, args ...any) {
 	g.errs = append(g.errs, &Error{Pos: pos, Msg: fmt.Sprintf(format, args...)})
 }
 
-// program generates the BPF program for one hook.
-func (g *gen) program(name string, hook provider.Hook, owner provider.Provider, probes []*provider.Probe) (*plan.Program, error) {
+// program generates a BPF program for hook with the given clauses, in
+// order; probes are the probes of the hook those clauses enable. last says
+// whether it is the hook's last program. It records the number of
+// instructions of each clause's code in g.sizes.
+func (g *gen) program(name string, hook provider.Hook, owner provider.Provider, clauses []*check.Clause, probes []*provider.Probe, last bool) (*plan.Program, error) {
 	g.insns = nil
 	g.labels = 0
 	g.prog = name
 	g.needs = provider.Needs{}
 	g.needTS = false
+	g.sizes = map[*check.Clause]int{}
 	in := map[uint32]bool{}
 	for _, p := range probes {
 		in[p.ID] = true
 	}
 	var body asm.Instructions
-	for _, cl := range g.info.Clauses {
-		var want []*provider.Probe
-		for _, p := range cl.Probes {
-			if in[p.ID] {
-				want = append(want, p)
-			}
-		}
-		if len(want) == 0 {
-			continue
-		}
+	for _, cl := range clauses {
+		want := enabled(cl, in)
 		g.insns = nil
 		skip := g.label("skip")
 		if len(want) != len(probes) {
@@ -344,6 +341,8 @@ func (g *gen) program(name string, hook provider.Hook, owner provider.Provider, 
 		g.beginGate(hook, skip)
 		g.clause(cl, skip)
 		g.emit(asm.Mov.Imm(asm.R0, 0).WithSymbol(skip))
+		g.insns[0] = markClause(g.insns[0], cl.Index)
+		g.sizes[cl] = len(g.insns)
 		body = append(body, g.insns...)
 	}
 	pro, err := owner.Prologue(hook, probes, g.needs, "exit")
@@ -370,12 +369,28 @@ func (g *gen) program(name string, hook provider.Hook, owner provider.Provider, 
 		g.emit(asm.FnKtimeGetNs.Call(), asm.StoreMem(provider.RegScratch, provider.CtxTimestamp, asm.R0, asm.DWord))
 	}
 	g.emit(body...)
-	g.beginDone(hook)
+	tail := len(g.insns)
+	if last {
+		g.beginDone(hook)
+	}
 	g.emit(asm.Mov.Imm(asm.R0, 0).WithSymbol("exit"), asm.Return())
+	g.insns[tail] = markClause(g.insns[tail], -1)
 	g.emitSubprogs()
-	insns := funcInfo(prune(g.insns), name)
+	insns := longJumps(funcInfo(prune(g.insns), name))
 	insns[0] = insns[0].WithSymbol(name)
-	return &plan.Program{Name: name, Hook: hook, Type: owner.ProgramType(hook), Insns: insns, Probes: probes}, nil
+	return &plan.Program{Name: name, Hook: hook, Type: owner.ProgramType(hook), Insns: insns,
+		Probes: probes, Spans: spans(insns)}, nil
+}
+
+// enabled returns the probes of cl among those in.
+func enabled(cl *check.Clause, in map[uint32]bool) []*provider.Probe {
+	var want []*provider.Probe
+	for _, p := range cl.Probes {
+		if in[p.ID] {
+			want = append(want, p)
+		}
+	}
+	return want
 }
 
 // mapSpecs returns the specs of every map the programs reference.

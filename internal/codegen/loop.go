@@ -56,7 +56,7 @@ func (g *gen) bpfLoop(body func(brk string)) {
 		asm.Mov.Imm(asm.R0, loopStop).WithSymbol(brk),
 		asm.Return(),
 	)
-	g.insns[0] = btf.WithFuncMetadata(g.insns[0], callbackFunc(cb))
+	g.insns[0] = markClause(btf.WithFuncMetadata(g.insns[0], callbackFunc(cb)), g.cl.Index)
 	g.subs = append(g.subs, g.insns...)
 	g.insns, g.stack = saved, savedStack
 }

@@ -298,7 +298,11 @@ func (g *gen) arrayBase(e ast.Expr) bool {
 // lvalAddr computes the address of the memory e designates into R0 and
 // reports whether it is user memory: a member of a declared struct, *p,
 // p[i] or a[i], or a translated struct (built in scratch memory).
-func (g *gen) lvalAddr(e ast.Expr) (user bool) {
+func (g *gen) lvalAddr(e ast.Expr) (user bool) { return g.lvalAddrOf(e, true) }
+
+// lvalAddrOf is lvalAddr; an outermost subscript is bounds-checked
+// (bounds.go) only when loaded is set, for &a[i] loads nothing.
+func (g *gen) lvalAddrOf(e ast.Expr, loaded bool) (user bool) {
 	switch x := ast.Unparen(e).(type) {
 	case *ast.SelectorExpr:
 		f := g.info.Fields[x]
@@ -328,7 +332,9 @@ func (g *gen) lvalAddr(e ast.Expr) (user bool) {
 			}
 			break
 		}
+		n := -1 // elements, -1 for a pointer
 		if g.arrayBase(x.X) {
+			n = g.arrayLen(x.X)
 			user = g.lvalAddr(x.X)
 		} else if bt := g.typeOf(x.X); bt.Kind == check.Pointer {
 			g.expr(x.X)
@@ -338,9 +344,13 @@ func (g *gen) lvalAddr(e ast.Expr) (user bool) {
 		}
 		s := g.push()
 		g.expr(x.Indices[0])
-		g.emit(asm.Mul.Imm(asm.R0, int32(max(g.typeOf(x).Size, 1))))
+		size := max(g.typeOf(x).Size, 1)
+		g.emit(asm.Mov.Reg(asm.R2, asm.R0), asm.Mul.Imm(asm.R0, int32(size)))
 		g.pop(asm.R1, s)
 		g.emit(asm.Add.Reg(asm.R0, asm.R1))
+		if loaded {
+			g.checkIndex(n, size, user, x.Pos()) // bounds.go
+		}
 		return user
 	case *ast.XlateExpr:
 		if xl := g.info.Xlates[x]; xl != nil && !xl.Ptr {

@@ -95,13 +95,38 @@ type Site struct {
 	Action int // 1-based action number in the clause; 0 for the predicate
 }
 
-// Program is the BPF program for one hook.
+// Program is a BPF program for one hook (a hook whose clauses are too
+// large for one program has several, run in order).
 type Program struct {
 	Name   string
 	Hook   provider.Hook
 	Type   ebpf.ProgramType
 	Insns  asm.Instructions
 	Probes []*provider.Probe
+	// Spans say which clause each part of Insns is the code of, so that a
+	// rejection by the verifier at an instruction can name the clause.
+	Spans []Span
+}
+
+// Span is where the code of a clause (an index into the plan's records),
+// or code of no clause (-1: prologue, epilogue), begins in a program, in
+// raw instruction offsets (a 64-bit immediate load counts two).
+type Span struct {
+	Off    int
+	Clause int
+}
+
+// ClauseAt returns the index of the clause whose code holds the raw
+// instruction offset off, or -1.
+func (p *Program) ClauseAt(off int) int {
+	c := -1
+	for _, s := range p.Spans {
+		if s.Off > off {
+			break
+		}
+		c = s.Clause
+	}
+	return c
 }
 
 // Action kinds.

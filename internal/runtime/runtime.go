@@ -9,6 +9,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -19,6 +21,7 @@ import (
 	"github.com/cilium/ebpf/rlimit"
 	"golang.org/x/sys/unix"
 
+	"github.com/sonde-trace/sonde/internal/d/token"
 	"github.com/sonde-trace/sonde/internal/plan"
 	"github.com/sonde-trace/sonde/internal/provider"
 )
@@ -231,34 +234,107 @@ func member(st *btf.Struct, name string) (uint32, btf.Type, error) {
 	return 0, nil, fmt.Errorf("kernel struct %s has no member %s", st.Name, name)
 }
 
-// verifierError turns a load failure into a message naming the clauses of
-// the program; the raw log only with -v.
+// ClauseError is the kernel's refusal of the code of one clause.
+type ClauseError struct {
+	Pos token.Pos
+	Msg string
+	Log string // the verifier log, with -v
+}
+
+func (e *ClauseError) Error() string {
+	if e.Log != "" {
+		return e.Pos.String() + ": " + e.Msg + ":\n" + e.Log
+	}
+	return e.Pos.String() + ": " + e.Msg
+}
+
+// verifierError turns a load failure into a message naming the clause the
+// verifier stopped in (or the clauses of the program); the raw log only
+// with -v.
 func verifierError(p *plan.Plan, pr *plan.Program, err error, verbose bool) error {
 	var ve *ebpf.VerifierError
+	if !errors.As(err, &ve) {
+		if errors.Is(err, unix.EPERM) {
+			return fmt.Errorf("loading BPF program: permission denied (CAP_BPF and CAP_PERFMON are required)")
+		}
+		return fmt.Errorf("the kernel's BPF verifier rejected the code for %s (%s): %w", clauseList(p, pr), pr.Hook, err)
+	}
+	reason, insn := rejection(ve.Log)
+	if reason == "" {
+		reason = strings.TrimSpace(ve.Error())
+	}
+	if m := logTooLarge.FindStringSubmatch(reason); m != nil {
+		reason = fmt.Sprintf("clause is too complex for the kernel's BPF verifier, which gave up after following %s instructions along its paths: reduce its branches (if statements, ?:, string comparisons, quantize) or split it into several clauses", m[1])
+	} else {
+		reason = "the kernel's BPF verifier rejected the code of this clause: " + reason
+	}
+	log := ""
+	if verbose {
+		log = fmt.Sprintf("%+v", ve)
+	}
+	if c := pr.ClauseAt(insn); insn >= 0 && c >= 0 && c < len(p.Records) {
+		e := &ClauseError{Pos: p.Records[c].Pos, Msg: fmt.Sprintf("%s (%s)", reason, pr.Hook), Log: log}
+		if !verbose {
+			e.Msg += " (run with -v for the verifier log)"
+		}
+		return e
+	}
+	msg := fmt.Sprintf("the kernel's BPF verifier rejected the code for %s (%s)", clauseList(p, pr), pr.Hook)
+	if verbose {
+		return fmt.Errorf("%s:\n%s", msg, log)
+	}
+	return fmt.Errorf("%s: %s (run with -v for the verifier log)", msg, strings.TrimPrefix(reason, "the kernel's BPF verifier rejected the code of this clause: "))
+}
+
+// clauseList names the clauses of a program, the first few of them.
+func clauseList(p *plan.Plan, pr *plan.Program) string {
 	var where []string
-	for _, r := range p.Records {
-		for _, q := range r.Probes {
-			if q.Hook == pr.Hook {
-				where = append(where, fmt.Sprintf("clause at %s", r.Pos))
-				break
+	for _, s := range pr.Spans {
+		if s.Clause >= 0 && s.Clause < len(p.Records) {
+			where = append(where, fmt.Sprintf("clause at %s", p.Records[s.Clause].Pos))
+		}
+	}
+	if len(where) == 0 {
+		for _, r := range p.Records {
+			for _, q := range r.Probes {
+				if q.Hook == pr.Hook {
+					where = append(where, fmt.Sprintf("clause at %s", r.Pos))
+					break
+				}
 			}
 		}
 	}
-	msg := fmt.Sprintf("the kernel's BPF verifier rejected the code for %s (%s)", strings.Join(where, ", "), pr.Hook)
-	if errors.As(err, &ve) {
-		last := ""
-		if len(ve.Log) > 0 {
-			last = ve.Log[len(ve.Log)-1]
-		}
-		if verbose {
-			return fmt.Errorf("%s:\n%+v", msg, ve)
-		}
-		return fmt.Errorf("%s: %s (run with -v for the verifier log)", msg, strings.TrimSpace(last))
+	if len(where) > 4 {
+		where = append(where[:3], fmt.Sprintf("%d more", len(where)-3))
 	}
-	if errors.Is(err, unix.EPERM) {
-		return fmt.Errorf("loading BPF program: permission denied (CAP_BPF and CAP_PERFMON are required)")
+	return strings.Join(where, ", ")
+}
+
+var (
+	logInsn = regexp.MustCompile(`^(\d+): `)
+	logFrom = regexp.MustCompile(`from insn (\d+)`)
+	// BPF_COMPLEXITY_LIMIT_INSNS reached
+	logTooLarge = regexp.MustCompile(`^BPF program is too large\. Processed (\d+) insn`)
+)
+
+// rejection returns the reason a verifier log gives for its rejection
+// (its last line but the statistics) and the raw offset of the last
+// instruction it names, or -1.
+func rejection(log []string) (string, int) {
+	reason, insn := "", -1
+	for _, l := range log {
+		l = strings.TrimSpace(l)
+		if m := logInsn.FindStringSubmatch(l); m != nil {
+			insn, _ = strconv.Atoi(m[1])
+		} else if m := logFrom.FindStringSubmatch(l); m != nil {
+			insn, _ = strconv.Atoi(m[1])
+		}
+		if l != "" && !strings.HasPrefix(l, "processed ") && !strings.HasPrefix(l, "verification time") &&
+			!strings.HasPrefix(l, "stack depth") && logInsn.FindString(l) == "" {
+			reason = l
+		}
 	}
-	return fmt.Errorf("%s: %w", msg, err)
+	return reason, insn
 }
 
 // attach attaches prog to its hook.
