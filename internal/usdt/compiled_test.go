@@ -306,7 +306,16 @@ func traceOnce(t *testing.T, bin string, probes []*usdt.Probe, arg string) [][]u
 		t.Fatal(err)
 	}
 	defer cmd.Process.Kill()
-	bias, err := loadBias(cmd.Process.Pid, bin)
+	// os/exec returns once the child's execve has released the parent
+	// (vfork), which is before the kernel has mapped the new program:
+	// wait for the mapping (a hang guard, not a timing).
+	var bias uint64
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		bias, err = loadBias(cmd.Process.Pid, bin)
+		if err == nil || time.Now().After(deadline) {
+			break
+		}
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
