@@ -156,6 +156,9 @@ func (c *config) setArg(f byte, v string) error {
 	case 'n', 's', 'P', 'm', 'f', 'i':
 		c.sources = append(c.sources, source{string(f), v})
 	case 'c':
+		if strings.TrimSpace(v) == "" {
+			return &usageError{"option -c requires a command, not an empty string"}
+		}
 		c.command = v
 	case 'p':
 		var pid int

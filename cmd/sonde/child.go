@@ -26,6 +26,9 @@ import (
 // system calls that $target predicates would count.
 func (d *driver) startChild() (int, error) {
 	argv := splitCommand(d.cfg.command)
+	if len(argv) == 0 {
+		return 0, fmt.Errorf("failed to execute: -c names no command")
+	}
 	path, err := exec.LookPath(argv[0])
 	if err != nil {
 		return 0, fmt.Errorf("failed to execute %s: %v", argv[0], unwrapExec(err))
@@ -366,9 +369,6 @@ func splitCommand(s string) []string {
 	}
 	if inWord {
 		out = append(out, string(cur))
-	}
-	if len(out) == 0 {
-		out = []string{"true"}
 	}
 	return out
 }

@@ -70,8 +70,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return d.genHeader()
 	}
 	if len(cfg.sources) == 0 && !cfg.list {
-		fmt.Fprint(stderr, usage)
-		return 2
+		if len(args) == 0 {
+			fmt.Fprint(stderr, usage)
+			return 2
+		}
+		warnf(stderr, "no probes specified") // as dtrace says, exit status 1
+		return 1
 	}
 	d := &driver{cfg: cfg, stdout: stdout, stderr: stderr}
 	return d.run()
@@ -189,7 +193,7 @@ func (d *driver) compile(macros map[string]string) (*check.Info, []string, bool)
 	for _, x := range d.cfg.xopts {
 		name, val, _ := strings.Cut(x, "=")
 		if err := d.opts.set(name, val); err != nil {
-			warnf(d.stderr, "failed to set option -x %s: %v", x, err)
+			warnf(d.stderr, "failed to set -x %s: %v", name, err)
 			return nil, nil, false
 		}
 	}
@@ -451,6 +455,12 @@ func (d *driver) trace(macros map[string]string) int {
 	if d.cfg.compile {
 		return 0
 	}
+	if !d.cfg.zero && enabledProbes(info) == 0 {
+		// An empty program would trace nothing forever.
+		d.noticeMatches(info, descs)
+		warnf(d.stderr, "no probes matched")
+		return 1
+	}
 	d.warnManySites(p)
 	sess, err := runtime.Load(p, &runtime.Options{Verbose: d.cfg.verbose})
 	if err != nil {
@@ -460,14 +470,30 @@ func (d *driver) trace(macros map[string]string) int {
 	phase("loaded")
 	defer func() { sess.Close(); phase("closed") }()
 	d.reportUnplaced(sess.TakeUnplaced())
-	counts := matchCounts(info, d.perSource)
-	if !d.opts.quiet {
-		for i, desc := range descs {
-			n := counts[i]
-			warnf(d.stderr, "%s matched %d probe%s", desc, n, plural(n))
-		}
-	}
+	d.noticeMatches(info, descs)
 	return d.consume(sess, p, gen)
+}
+
+// noticeMatches says how many probes each source matched, as dtrace does
+// unless quiet.
+func (d *driver) noticeMatches(info *check.Info, descs []string) {
+	if d.opts.quiet {
+		return
+	}
+	counts := matchCounts(info, d.perSource)
+	for i, desc := range descs {
+		n := counts[i]
+		warnf(d.stderr, "%s matched %d probe%s", desc, n, plural(n))
+	}
+}
+
+// enabledProbes counts the probes the program's clauses enable.
+func enabledProbes(info *check.Info) int {
+	n := 0
+	for _, c := range info.Clauses {
+		n += len(c.Probes)
+	}
+	return n
 }
 
 // matchCounts counts the probes each source's clauses enable (clauses are

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -33,120 +34,226 @@ func defaultOptions() options {
 		statusrate: time.Second, aggrate: time.Second, aggEntries: 65536, dynEntries: 65536}
 }
 
-// parseSize parses 4m, 512k, 1g, 1024.
-func parseSize(v string) (int, error) {
-	mul := 1
-	s := strings.ToLower(v)
-	switch {
-	case strings.HasSuffix(s, "k"):
-		mul, s = 1<<10, s[:len(s)-1]
-	case strings.HasSuffix(s, "m"):
-		mul, s = 1<<20, s[:len(s)-1]
-	case strings.HasSuffix(s, "g"):
-		mul, s = 1<<30, s[:len(s)-1]
-	case strings.HasSuffix(s, "t"):
-		mul, s = 1<<40, s[:len(s)-1]
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil || n < 0 {
-		return 0, fmt.Errorf("invalid size %q", v)
-	}
-	return n * mul, nil
-}
+// Limits of the numeric options. A value past one is refused with the
+// limit named rather than wrapped, truncated or handed to the kernel.
+const (
+	// maxBufsize bounds the ring buffer: the kernel maps it twice into
+	// sonde (a 1g buffer costs 2 GiB of locked memory).
+	maxBufsize = 1 << 30
+	// maxTableSize bounds aggsize and dynvarsize: one entry per 64 bytes,
+	// 16M entries at most (the kernel refuses hash maps past 2^27 buckets).
+	maxTableSize = 1 << 30
+	maxStrsize   = 4096
+	minStrsize   = 8
+	maxFrames    = 127
+	maxRate      = 24 * time.Hour
+	maxCount     = 1 << 20 // nspec, jstackframes, aggsortpos and other counts
+)
 
-// parseRate parses a rate: 10hz, 100ms, 1s, or a bare number of Hz.
-func parseRate(v string) (time.Duration, error) {
-	s := strings.ToLower(v)
-	for _, u := range []struct {
-		suffix string
-		d      time.Duration
-	}{{"nsec", time.Nanosecond}, {"ns", time.Nanosecond}, {"usec", time.Microsecond}, {"us", time.Microsecond},
-		{"msec", time.Millisecond}, {"ms", time.Millisecond}, {"sec", time.Second}, {"s", time.Second}} {
+// sizeUnits are the suffixes of a size, as dtrace reads them.
+var sizeUnits = []struct {
+	suffix string
+	mul    int64
+}{{"t", 1 << 40}, {"g", 1 << 30}, {"m", 1 << 20}, {"k", 1 << 10}}
+
+// parseSize parses 4m, 512k, 1g, 2t or 1024 (bytes), refusing what is
+// negative, malformed or larger than max.
+func parseSize(v string, max int64) (int64, error) {
+	s := strings.ToLower(strings.TrimSpace(v))
+	mul := int64(1)
+	for _, u := range sizeUnits {
 		if strings.HasSuffix(s, u.suffix) {
-			n, err := strconv.Atoi(strings.TrimSuffix(s, u.suffix))
-			if err != nil || n <= 0 {
-				return 0, fmt.Errorf("invalid rate %q", v)
-			}
-			return time.Duration(n) * u.d, nil
+			mul, s = u.mul, strings.TrimSuffix(s, u.suffix)
+			break
 		}
 	}
-	s = strings.TrimSuffix(s, "hz")
-	n, err := strconv.Atoi(s)
-	if err != nil || n <= 0 {
-		return 0, fmt.Errorf("invalid rate %q", v)
+	n, err := strconv.ParseUint(s, 10, 64)
+	if err != nil {
+		if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
+			return 0, fmt.Errorf("%s exceeds the maximum of %s", v, sizeName(max))
+		}
+		return 0, fmt.Errorf("invalid size %q (a number of bytes, with k, m, g or t)", v)
 	}
-	return time.Second / time.Duration(n), nil
+	if n > uint64(max)/uint64(mul) {
+		return 0, fmt.Errorf("%s exceeds the maximum of %s", v, sizeName(max))
+	}
+	return int64(n) * mul, nil
+}
+
+// sizeName writes a size with the largest suffix that divides it.
+func sizeName(n int64) string {
+	for _, u := range sizeUnits {
+		if n >= u.mul && n%u.mul == 0 {
+			return strconv.FormatInt(n/u.mul, 10) + u.suffix
+		}
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+// rateUnits are the suffixes of a rate, longest first so that "ms" is
+// not read as "s" and "min" not as "m"; "hz" is a frequency.
+var rateUnits = []struct {
+	suffix string
+	d      time.Duration
+}{{"nsec", time.Nanosecond}, {"usec", time.Microsecond}, {"msec", time.Millisecond},
+	{"hour", time.Hour}, {"min", time.Minute}, {"sec", time.Second}, {"day", 24 * time.Hour},
+	{"ns", time.Nanosecond}, {"us", time.Microsecond}, {"ms", time.Millisecond},
+	{"s", time.Second}, {"m", time.Minute}, {"h", time.Hour}, {"d", 24 * time.Hour}}
+
+// parseRate parses a rate: 10hz, 100ms, 1s, 5min, or a bare number of Hz.
+// The interval must lie between 1ns and a day.
+func parseRate(v string) (time.Duration, error) {
+	s := strings.ToLower(strings.TrimSpace(v))
+	unit := time.Duration(0) // 0: a frequency
+	if t, ok := strings.CutSuffix(s, "hz"); ok {
+		s = t
+	} else {
+		for _, u := range rateUnits {
+			if t, ok := strings.CutSuffix(s, u.suffix); ok {
+				s, unit = t, u.d
+				break
+			}
+		}
+	}
+	n, err := strconv.ParseUint(s, 10, 64)
+	if err != nil && !isRange(err) {
+		return 0, fmt.Errorf("invalid rate %q (a frequency such as 10hz or an interval such as 100ms)", v)
+	}
+	if n == 0 && err == nil {
+		return 0, fmt.Errorf("invalid rate %q: it must be greater than zero", v)
+	}
+	if unit == 0 {
+		if err != nil || n > uint64(time.Second) {
+			return 0, fmt.Errorf("%s exceeds the maximum of 1000000000hz", v)
+		}
+		return time.Second / time.Duration(n), nil
+	}
+	if err != nil || n > uint64(maxRate/unit) {
+		return 0, fmt.Errorf("%s exceeds the maximum of 1d", v)
+	}
+	return time.Duration(n) * unit, nil
+}
+
+func isRange(err error) bool {
+	ne, ok := err.(*strconv.NumError)
+	return ok && ne.Err == strconv.ErrRange
+}
+
+// parseCount parses a whole number between lo and hi.
+func parseCount(v string, lo, hi int) (int, error) {
+	n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+	if err != nil && !isRange(err) {
+		return 0, fmt.Errorf("invalid number %q", v)
+	}
+	if err != nil || n < int64(lo) || n > int64(hi) {
+		return 0, fmt.Errorf("%s is out of range: it must be between %d and %d", v, lo, hi)
+	}
+	return int(n), nil
 }
 
 // set applies one option.
 func (o *options) set(name, val string) error {
-	var err error
 	switch name {
 	case "bufsize":
-		var n int
-		if n, err = parseSize(val); err == nil {
-			p := 4096
-			for p < n {
-				p <<= 1
-			}
-			o.bufsize = p
+		n, err := parseSize(val, maxBufsize)
+		if err != nil {
+			return err
 		}
-	case "aggsize":
-		var n int
-		if n, err = parseSize(val); err == nil {
-			o.aggEntries = max(n/64, 1024)
+		p := 4096 // the ring buffer is a power of two of pages
+		for int64(p) < n {
+			p <<= 1
 		}
-	case "dynvarsize":
-		var n int
-		if n, err = parseSize(val); err == nil {
-			o.dynEntries = max(n/64, 1024)
+		o.bufsize = p
+	case "aggsize", "dynvarsize":
+		n, err := parseSize(val, maxTableSize)
+		if err != nil {
+			return err
+		}
+		if name == "aggsize" {
+			o.aggEntries = max(int(n/64), 1024)
+		} else {
+			o.dynEntries = max(int(n/64), 1024)
 		}
 	case "strsize":
-		var n int
-		if n, err = parseSize(val); err == nil {
-			if n < 8 || n > 4096 {
-				return fmt.Errorf("strsize must be between 8 and 4096")
-			}
-			o.strsize = (n + 7) / 8 * 8
+		n, err := parseSize(val, math.MaxInt64)
+		if err != nil {
+			return err
 		}
-	case "quiet":
-		o.quiet = true
-	case "switchrate":
-		o.switchrate, err = parseRate(val)
-	case "aggrate":
-		o.aggrate, err = parseRate(val)
-	case "statusrate":
-		o.statusrate, err = parseRate(val)
-	case "aggsortkey":
-		o.aggsortkey = true
-	case "aggsortrev":
-		o.aggsortrev = true
-	case "aggsortpos":
-		o.aggsortpos, err = strconv.Atoi(val)
-	case "aggsortkeypos":
-		o.aggsortkeypos, err = strconv.Atoi(val)
-	case "errtags":
-		o.errtags = true
-	case "evaltime":
-		switch val {
-		case "exec", "preinit", "postinit", "main":
-			o.evaltime = val
+		if n < minStrsize || n > maxStrsize {
+			return fmt.Errorf("%s is out of range: strsize must be between %d and %d", val, minStrsize, maxStrsize)
+		}
+		o.strsize = int(n+7) / 8 * 8
+	case "switchrate", "aggrate", "statusrate":
+		d, err := parseRate(val)
+		if err != nil {
+			return err
+		}
+		switch name {
+		case "switchrate":
+			o.switchrate = d
+		case "aggrate":
+			o.aggrate = d
 		default:
-			err = fmt.Errorf("evaltime must be exec, preinit, postinit or main")
+			o.statusrate = d
 		}
 	case "stackframes", "ustackframes":
-		var n int
-		if n, err = strconv.Atoi(val); err == nil && (n < 1 || n > 127) {
-			err = fmt.Errorf("must be between 1 and 127")
+		n, err := parseCount(val, 1, maxFrames)
+		if err != nil {
+			return err
 		}
 		if name == "stackframes" {
 			o.stackframes = n
 		} else {
 			o.ustackframes = n
 		}
-	case "nspec", "specsize", "cleanrate", "cpu", "defaultargs", "destructive", "flowindent",
-		"grabanon", "jstackframes", "jstackstrsize", "libdir", "nolibs", "rawbytes",
-		"stackindent", "zdefs", "bufpolicy", "bufresize", "dynvarrate", "aggpercpu", "encoding":
+	case "aggsortpos", "aggsortkeypos":
+		n, err := parseCount(val, 0, maxCount)
+		if err != nil {
+			return err
+		}
+		if name == "aggsortpos" {
+			o.aggsortpos = n
+		} else {
+			o.aggsortkeypos = n
+		}
+	case "evaltime":
+		switch val {
+		case "exec", "preinit", "postinit", "main":
+			o.evaltime = val
+		default:
+			return fmt.Errorf("evaltime must be exec, preinit, postinit or main")
+		}
+	default:
+		return o.setFlag(name, val)
+	}
+	return nil
+}
+
+// setFlag applies a boolean option, or checks the value of an option
+// sonde accepts for compatibility without acting on it.
+func (o *options) setFlag(name, val string) error {
+	var err error
+	switch name {
+	case "quiet":
+		o.quiet = true
+	case "aggsortkey":
+		o.aggsortkey = true
+	case "aggsortrev":
+		o.aggsortrev = true
+	case "errtags":
+		o.errtags = true
+	case "specsize", "jstackstrsize":
+		_, err = parseSize(val, maxTableSize)
+	case "cleanrate", "dynvarrate":
+		_, err = parseRate(val)
+	case "nspec", "jstackframes", "stackindent":
+		_, err = parseCount(val, 0, maxCount)
+	case "maxframes":
+		_, err = parseCount(val, 1, maxFrames)
+	case "cpu":
+		_, err = parseCount(val, -1, maxCount)
+	case "defaultargs", "destructive", "flowindent", "grabanon", "libdir", "nolibs", "rawbytes",
+		"zdefs", "bufpolicy", "bufresize", "aggpercpu", "encoding":
 		// accepted
 	default:
 		return fmt.Errorf("unknown option")

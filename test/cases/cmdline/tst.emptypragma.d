@@ -1,0 +1,3 @@
+/* @@status: 1 */
+/* @@stderr: no probes matched */
+#pragma D option quiet
