@@ -29,6 +29,12 @@ import (
 
 var sonde string
 
+// scratch is this run's directory for what cases build: the "/tmp/sonde-"
+// of their directives is made "SCRATCH/sonde-", so that suites running at
+// once (two checkouts on one machine) do not overwrite each other's
+// programs.
+var scratch string
+
 func TestMain(m *testing.M) {
 	root, _ := filepath.Abs("..")
 	sonde = filepath.Join(root, "bin", "sonde")
@@ -42,7 +48,26 @@ func TestMain(m *testing.M) {
 		os.Stderr.Write(out)
 		os.Exit(1)
 	}
-	os.Exit(m.Run())
+	dir, err := os.MkdirTemp("", "sonde-e2e-")
+	if err != nil {
+		os.Stderr.WriteString(err.Error() + "\n")
+		os.Exit(1)
+	}
+	scratch = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// inScratch puts the case's /tmp/sonde-* files (also in -I/tmp/sonde-x,
+// not /var/tmp/sonde-x) in this run's directory.
+func inScratch(ss []string) {
+	const varTmp = "\x00vartmp\x00"
+	for i := range ss {
+		s := strings.ReplaceAll(ss[i], "/var/tmp/sonde-", varTmp)
+		s = strings.ReplaceAll(s, "/tmp/sonde-", scratch+"/sonde-")
+		ss[i] = strings.ReplaceAll(s, varTmp, "/var/tmp/sonde-")
+	}
 }
 
 type directives struct {
@@ -141,6 +166,9 @@ func runCase(t *testing.T, file string) {
 		t.Fatal(err)
 	}
 	d := parseDirectives(t, string(src))
+	for _, ss := range [][]string{d.opts, d.stderr, d.setup, d.args, d.spawn} {
+		inScratch(ss)
+	}
 	dir := filepath.Dir(file)
 	for _, s := range d.setup {
 		cmd := exec.Command("/bin/sh", "-c", s)

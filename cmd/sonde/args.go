@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"strings"
+
+	"github.com/sonde-trace/sonde/internal/tracer"
 )
 
 // usageError is a command-line error (exit status 2).
@@ -12,32 +14,41 @@ func (e *usageError) Error() string { return e.msg }
 
 // config is the parsed command line.
 type config struct {
-	sources   []source // -n, -s, -P/-m/-f in order
-	list      bool     // -l
-	verbose   bool     // -v
-	quiet     bool     // -q
-	command   string   // -c
-	pid       int      // -p
-	output    string   // -o
-	xopts     []string // -x name[=value]
-	zero      bool     // -Z
-	destruct  bool     // -w
-	compile   bool     // -e
-	showBPF   bool     // -S
-	cpp       bool     // -C
-	json      bool     // --json
-	folded    bool     // --folded
-	version   bool     // -V
-	header    bool     // -h
-	lazy      bool     // -G
-	libdirs   []string // -L
+	sources   []tracer.Source // -n, -s, -P/-m/-f/-i in order
+	list      bool            // -l
+	verbose   bool            // -v
+	quiet     bool            // -q
+	command   string          // -c
+	pid       int             // -p
+	output    string          // -o
+	xopts     []string        // -x name[=value]
+	zero      bool            // -Z
+	destruct  bool            // -w
+	compile   bool            // -e
+	showBPF   bool            // -S
+	cpp       bool            // -C
+	json      bool            // --json
+	folded    bool            // --folded
+	version   bool            // -V
+	header    bool            // -h
+	lazy      bool            // -G
+	libdirs   []string        // -L
 	macroArgs []string
 	help      bool
 }
 
-type source struct {
-	kind string // "n", "s", "P", "m", "f", "i"
-	text string
+// sourceKinds are the options that give sources, and their kinds.
+var sourceKinds = map[byte]tracer.SourceKind{'n': tracer.Inline, 's': tracer.File, 'P': tracer.Provider,
+	'm': tracer.Module, 'f': tracer.Function, 'i': tracer.Name}
+
+// flagOf is the option letter of a source kind.
+func flagOf(k tracer.SourceKind) byte {
+	for f, kind := range sourceKinds {
+		if kind == k {
+			return f
+		}
+	}
+	return '?'
 }
 
 const usage = `Usage: sonde [-CeGhlqSvVwZ] [--json] [--folded] [-c cmd] [-p pid] [-o output]
@@ -154,7 +165,7 @@ func parseArgs(args []string) (*config, error) {
 func (c *config) setArg(f byte, v string) error {
 	switch f {
 	case 'n', 's', 'P', 'm', 'f', 'i':
-		c.sources = append(c.sources, source{string(f), v})
+		c.sources = append(c.sources, tracer.Source{Kind: sourceKinds[f], Text: v})
 	case 'c':
 		if strings.TrimSpace(v) == "" {
 			return &usageError{"option -c requires a command, not an empty string"}

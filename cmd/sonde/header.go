@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"github.com/sonde-trace/sonde/internal/d/ast"
 	"github.com/sonde-trace/sonde/internal/d/diag"
 	"github.com/sonde-trace/sonde/internal/d/parser"
+	"github.com/sonde-trace/sonde/internal/tracer"
 	"github.com/sonde-trace/sonde/internal/usdt/header"
 )
 
@@ -17,10 +19,10 @@ import (
 // standard .note.stapsdt probes with semaphores. As dtrace -h, the output
 // is -o's file, or the script's name with .d replaced by .h.
 func (d *driver) genHeader() int {
-	var scripts []source
+	var scripts []tracer.Source
 	for _, s := range d.cfg.sources {
-		if s.kind != "s" {
-			warnf(d.stderr, "-h takes provider definitions from -s scripts, not -%s", s.kind)
+		if s.Kind != tracer.File {
+			warnf(d.stderr, "-h takes provider definitions from -s scripts, not -%c", flagOf(s.Kind))
 			return 2
 		}
 		scripts = append(scripts, s)
@@ -35,23 +37,23 @@ func (d *driver) genHeader() int {
 			warnf(d.stderr, "-h requires an output file if multiple scripts are specified")
 			return 2
 		}
-		base := filepath.Base(scripts[0].text)
+		base := filepath.Base(scripts[0].Text)
 		if !strings.HasSuffix(base, ".d") {
 			warnf(d.stderr, "-h requires an output file if no scripts are specified")
 			return 2
 		}
 		out = strings.TrimSuffix(base, ".d") + ".h"
 	}
-	d.srcs = diag.Sources{}
+	srcs := diag.Sources{}
 	var progs []*ast.Program
 	var errs diag.List
-	for i, s := range d.cfg.sources {
-		name, text, err := d.sourceText(i, s)
+	for _, s := range d.cfg.sources {
+		name, text, orig, err := s.Load(d.cfg.cpp)
 		if err != nil {
 			warnf(d.stderr, "%v", err)
 			return 1
 		}
-		d.srcs[name] = text
+		srcs[name] = orig
 		prog, perrs := parser.ParseFile(name, []byte(text), &parser.Options{})
 		errs = append(errs, perrs...)
 		if prog != nil {
@@ -59,11 +61,13 @@ func (d *driver) genHeader() int {
 		}
 	}
 	if len(errs) > 0 {
-		d.report(errs)
+		for _, e := range errs {
+			fmt.Fprint(d.stderr, diag.Render(e, srcs, errtags(d.cfg.xopts)))
+		}
 		return 1
 	}
 	var b bytes.Buffer
-	if err := header.Generate(&b, progs, header.Options{Source: scripts[0].text, Guard: header.GuardFromPath(out)}); err != nil {
+	if err := header.Generate(&b, progs, header.Options{Source: scripts[0].Text, Guard: header.GuardFromPath(out)}); err != nil {
 		warnf(d.stderr, "failed to create header file %s: %v", out, err)
 		return 1
 	}
@@ -72,4 +76,14 @@ func (d *driver) genHeader() int {
 		return 1
 	}
 	return 0
+}
+
+// errtags reports whether -x errtags is among the options.
+func errtags(xopts []string) bool {
+	for _, x := range xopts {
+		if x == "errtags" {
+			return true
+		}
+	}
+	return false
 }

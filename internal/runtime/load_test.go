@@ -3,9 +3,8 @@ package runtime_test
 import (
 	"testing"
 
-	"github.com/sonde-trace/sonde/internal/compile"
-	"github.com/sonde-trace/sonde/internal/providers"
 	"github.com/sonde-trace/sonde/internal/runtime"
+	"github.com/sonde-trace/sonde/internal/tracer"
 )
 
 // Every program here must compile and pass the kernel's verifier.
@@ -34,7 +33,7 @@ var loadable = []string{
 
 func TestLoad(t *testing.T) {
 	for _, src := range loadable {
-		res, err := compile.Compile([]compile.Source{{Name: "-n", Text: src}}, compile.Options{Resolver: providers.New()})
+		res, err := tracer.Compile(&tracer.Config{Sources: []tracer.Source{{Kind: tracer.Inline, Text: src}}, Options: []string{"nolibs"}})
 		if err != nil {
 			t.Errorf("%s\ncompile: %v", src, err)
 			continue

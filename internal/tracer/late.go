@@ -1,18 +1,12 @@
-package main
+package tracer
 
 import (
 	"bufio"
 	"bytes"
-	"errors"
 	"fmt"
 	"os"
 	"strings"
 	"time"
-
-	"github.com/sonde-trace/sonde/internal/codegen"
-	"github.com/sonde-trace/sonde/internal/d/ast"
-	"github.com/sonde-trace/sonde/internal/d/check"
-	"github.com/sonde-trace/sonde/internal/runtime"
 )
 
 // late follows the objects a traced process (-p or -c) maps after the
@@ -26,33 +20,27 @@ import (
 // not stop it, and looks every lateInterval: calls into a library in the
 // first moments after it was loaded can be missed.
 type late struct {
-	pid   int
-	progs []*ast.Program
-	cfg   check.Config
-	gen   codegen.Options
-	sig   string // the executable mappings last seen
-	at    time.Time
-	off   bool
+	pid int
+	sig string // the executable mappings last seen
+	at  time.Time
+	off bool
 }
 
 const lateInterval = 50 * time.Millisecond
 
 // startLate begins following pid, whose mappings are those the probes
 // were placed for.
-func (d *driver) startLate(pid int, gen codegen.Options) {
-	if d.late == nil || pid == 0 {
-		d.late = nil
+func (s *Session) startLate(pid int) {
+	if s.prog.user == nil || pid == 0 {
 		return
 	}
-	d.late.pid, d.late.gen = pid, gen
-	d.late.sig, _ = execMappings(pid)
-	d.late.at = time.Now()
+	sig, _ := execMappings(pid)
+	s.late = &late{pid: pid, sig: sig, at: time.Now()}
 }
 
-// followLate places the probes of objects the target has mapped since the
-// last look. Errors are reported once, and following stops.
-func (d *driver) followLate(sess *runtime.Session) {
-	l := d.late
+// followLate places the probes of objects mapped since it last looked.
+func (s *Session) followLate() {
+	l := s.late
 	if l == nil || l.off || time.Since(l.at) < lateInterval {
 		return
 	}
@@ -62,32 +50,23 @@ func (d *driver) followLate(sess *runtime.Session) {
 		return // gone, or nothing new
 	}
 	l.sig = sig
-	info, errs := check.Check(l.progs, l.cfg)
-	if len(errs) > 0 {
-		l.off = true
-		warnf(d.stderr, "pid %d mapped new objects, but the program no longer compiles against them:", l.pid)
-		d.report(errs)
-		return
-	}
-	p, err := codegen.Generate(info, l.gen)
-	if err == nil {
+	p, err := s.prog.Regenerate()
+	if err == nil && p != nil {
 		var n int
-		n, err = sess.AddUprobes(p)
-		if d.consumer != nil {
-			d.consumer.AddProbes(p.Probes)
-		}
-		if n > 0 && d.cfg.verbose {
-			warnf(d.stderr, "pid %d: %d new probe site%s placed in objects loaded since", l.pid, n, plural(n))
+		n, err = s.rt.AddUprobes(p)
+		s.c.AddProbes(p.Probes)
+		if n > 0 && s.opts.Verbose {
+			s.opts.Warn(fmt.Sprintf("pid %d: %d new probe site%s placed in objects loaded since", l.pid, n, plural(n)))
 		}
 	}
-	d.reportUnplaced(sess.TakeUnplaced())
+	s.reportUnplaced(s.rt.TakeUnplaced())
 	if err != nil {
 		l.off = true
-		var ce *codegen.Error
-		if errors.As(err, &ce) {
-			err = fmt.Errorf("%s", ce.Msg)
+		if r := s.prog.Render(err); r != "" {
+			s.opts.Warn(fmt.Sprintf("pid %d mapped new objects, but the program no longer compiles against them:\n%s", l.pid, strings.TrimSuffix(r, "\n")))
+			return
 		}
-		warnf(d.stderr, "pid %d: placing probes in objects loaded since: %v", l.pid, err)
+		s.opts.Warn(fmt.Sprintf("pid %d: placing probes in objects loaded since: %v", l.pid, err))
 	}
 }
 

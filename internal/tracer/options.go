@@ -1,4 +1,4 @@
-package main
+package tracer
 
 import (
 	"fmt"
@@ -8,30 +8,33 @@ import (
 	"time"
 )
 
-// options are the -x / #pragma D option settings sonde honours.
-type options struct {
-	bufsize       int
-	aggEntries    int
-	dynEntries    int
-	strsize       int
-	quiet         bool
-	switchrate    time.Duration
-	stackframes   int    // default stack() depth, 0 for the default
-	ustackframes  int    // default ustack() depth
-	evaltime      string // -c: where the command is held while probes are placed ("" = as needed)
-	aggrate       time.Duration
-	aggsortkey    bool
-	aggsortrev    bool
-	aggsortpos    int
-	aggsortkeypos int
-	errtags       bool
-	// statusrate is how often drops are reported (DTrace's, 1 s)
-	statusrate time.Duration
+// Options are the -x / #pragma D option settings sonde honours, as
+// resolved for one program: dtrace's defaults, then -x in order, then the
+// program's pragmas.
+type Options struct {
+	BufSize       int
+	AggEntries    int
+	DynEntries    int
+	StrSize       int
+	Quiet         bool
+	SwitchRate    time.Duration
+	StackFrames   int    // default stack() depth, 0 for the default
+	UStackFrames  int    // default ustack() depth
+	EvalTime      string // -c: where the command is held while probes are placed ("" = as needed)
+	AggRate       time.Duration
+	AggSortKey    bool
+	AggSortRev    bool
+	AggSortPos    int
+	AggSortKeyPos int
+	ErrTags       bool
+	// StatusRate is how often drops are reported (DTrace's, 1 s)
+	StatusRate time.Duration
 }
 
-func defaultOptions() options {
-	return options{bufsize: 4 << 20, strsize: 256, switchrate: 100 * time.Millisecond,
-		statusrate: time.Second, aggrate: time.Second, aggEntries: 65536, dynEntries: 65536}
+// DefaultOptions are dtrace's defaults.
+func DefaultOptions() Options {
+	return Options{BufSize: 4 << 20, StrSize: 256, SwitchRate: 100 * time.Millisecond,
+		StatusRate: time.Second, AggRate: time.Second, AggEntries: 65536, DynEntries: 65536}
 }
 
 // Limits of the numeric options. A value past one is refused with the
@@ -151,8 +154,8 @@ func parseCount(v string, lo, hi int) (int, error) {
 	return int(n), nil
 }
 
-// set applies one option.
-func (o *options) set(name, val string) error {
+// Set applies one option, as -x name=val or #pragma D option name=val.
+func (o *Options) Set(name, val string) error {
 	switch name {
 	case "bufsize":
 		n, err := parseSize(val, maxBufsize)
@@ -163,16 +166,16 @@ func (o *options) set(name, val string) error {
 		for int64(p) < n {
 			p <<= 1
 		}
-		o.bufsize = p
+		o.BufSize = p
 	case "aggsize", "dynvarsize":
 		n, err := parseSize(val, maxTableSize)
 		if err != nil {
 			return err
 		}
 		if name == "aggsize" {
-			o.aggEntries = max(int(n/64), 1024)
+			o.AggEntries = max(int(n/64), 1024)
 		} else {
-			o.dynEntries = max(int(n/64), 1024)
+			o.DynEntries = max(int(n/64), 1024)
 		}
 	case "strsize":
 		n, err := parseSize(val, math.MaxInt64)
@@ -182,7 +185,7 @@ func (o *options) set(name, val string) error {
 		if n < minStrsize || n > maxStrsize {
 			return fmt.Errorf("%s is out of range: strsize must be between %d and %d", val, minStrsize, maxStrsize)
 		}
-		o.strsize = int(n+7) / 8 * 8
+		o.StrSize = int(n+7) / 8 * 8
 	case "switchrate", "aggrate", "statusrate":
 		d, err := parseRate(val)
 		if err != nil {
@@ -190,11 +193,11 @@ func (o *options) set(name, val string) error {
 		}
 		switch name {
 		case "switchrate":
-			o.switchrate = d
+			o.SwitchRate = d
 		case "aggrate":
-			o.aggrate = d
+			o.AggRate = d
 		default:
-			o.statusrate = d
+			o.StatusRate = d
 		}
 	case "stackframes", "ustackframes":
 		n, err := parseCount(val, 1, maxFrames)
@@ -202,9 +205,9 @@ func (o *options) set(name, val string) error {
 			return err
 		}
 		if name == "stackframes" {
-			o.stackframes = n
+			o.StackFrames = n
 		} else {
-			o.ustackframes = n
+			o.UStackFrames = n
 		}
 	case "aggsortpos", "aggsortkeypos":
 		n, err := parseCount(val, 0, maxCount)
@@ -212,14 +215,14 @@ func (o *options) set(name, val string) error {
 			return err
 		}
 		if name == "aggsortpos" {
-			o.aggsortpos = n
+			o.AggSortPos = n
 		} else {
-			o.aggsortkeypos = n
+			o.AggSortKeyPos = n
 		}
 	case "evaltime":
 		switch val {
 		case "exec", "preinit", "postinit", "main":
-			o.evaltime = val
+			o.EvalTime = val
 		default:
 			return fmt.Errorf("evaltime must be exec, preinit, postinit or main")
 		}
@@ -231,17 +234,17 @@ func (o *options) set(name, val string) error {
 
 // setFlag applies a boolean option, or checks the value of an option
 // sonde accepts for compatibility without acting on it.
-func (o *options) setFlag(name, val string) error {
+func (o *Options) setFlag(name, val string) error {
 	var err error
 	switch name {
 	case "quiet":
-		o.quiet = true
+		o.Quiet = true
 	case "aggsortkey":
-		o.aggsortkey = true
+		o.AggSortKey = true
 	case "aggsortrev":
-		o.aggsortrev = true
+		o.AggSortRev = true
 	case "errtags":
-		o.errtags = true
+		o.ErrTags = true
 	case "specsize", "jstackstrsize":
 		_, err = parseSize(val, maxTableSize)
 	case "cleanrate", "dynvarrate":

@@ -1,0 +1,100 @@
+package tracer
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+)
+
+// SourceKind says how a source was given, as dtrace's options say it.
+type SourceKind int
+
+// Source kinds.
+const (
+	Inline   SourceKind = iota // -n: a program text
+	File                       // -s: a script file
+	Provider                   // -P provider
+	Module                     // -m module
+	Function                   // -f function
+	Name                       // -i probe ID
+)
+
+// Source is one D source of a program.
+type Source struct {
+	Kind SourceKind
+	Text string // the program, or the file name for File, or the name for the others
+}
+
+// Load returns the name a source's positions carry, its D text (a script
+// run through cpp when asked) and the text as written, for messages.
+func (s Source) Load(cpp bool) (name, text, orig string, err error) {
+	switch s.Kind {
+	case File:
+		b, err := os.ReadFile(s.Text)
+		if err != nil {
+			return "", "", "", fmt.Errorf("failed to open %s: %w", s.Text, errors.Unwrap(err))
+		}
+		text := string(b)
+		if cpp {
+			out, err := runCPP(s.Text, text)
+			if err != nil {
+				return "", "", "", err
+			}
+			return s.Text, out, text, nil
+		}
+		return s.Text, text, text, nil
+	case Provider:
+		return "-P", s.Text + ":::", s.Text + ":::", nil
+	case Module:
+		return "-m", ":" + s.Text + "::", ":" + s.Text + "::", nil
+	case Function:
+		return "-f", "::" + s.Text + ":", "::" + s.Text + ":", nil
+	case Name:
+		return "-i", s.Text, s.Text, nil
+	}
+	return "-n", s.Text, s.Text, nil
+}
+
+// describe is how dtrace names a source when it says what it matched.
+func (s Source) describe() string {
+	if s.Kind == File {
+		return "script '" + s.Text + "'"
+	}
+	// dtrace crops a -n description at its predicate or body for reporting
+	text := s.Text
+	if i := strings.IndexAny(text, "{/;"); i >= 0 {
+		text = text[:i]
+	}
+	return "description '" + text + "'"
+}
+
+// runCPP runs the C preprocessor over a script.
+func runCPP(name, text string) (string, error) {
+	path, err := exec.LookPath("cpp")
+	if err != nil {
+		return "", errors.New("-C requires the C preprocessor, but cpp was not found in PATH (install cpp, e.g. apt-get install cpp)")
+	}
+	// A #! line is not C: blank it, keeping the line count.
+	if strings.HasPrefix(text, "#!") {
+		if i := strings.IndexByte(text, '\n'); i >= 0 {
+			text = text[i:]
+		} else {
+			text = ""
+		}
+	}
+	cmd := exec.Command(path, "-undef", "-D__linux", "-D__sonde", "-D__SUNW_D=1", "-")
+	cmd.Stdin = strings.NewReader(text)
+	out, err := cmd.Output()
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return "", fmt.Errorf("cpp failed on %s:\n%s", name, ee.Stderr)
+		}
+		return "", fmt.Errorf("cpp failed on %s: %w", name, err)
+	}
+	// Line markers name the script, so errors point into it.
+	return strings.ReplaceAll(string(out), `"<stdin>"`, strconv.Quote(name)), nil
+}
