@@ -5,25 +5,69 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"runtime"
+	"strings"
 	"syscall"
 	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
 
+	sonderuntime "github.com/sonde-trace/sonde/internal/runtime"
 	"github.com/sonde-trace/sonde/internal/sym"
 )
 
-// startChild starts -c's command held at its first instruction: the child
-// asks to be traced and execs the command, and the kernel stops it with
-// SIGTRAP when the exec completes, before the command runs a single
-// instruction. Its pid ($target) is known before compiling, and the probes
-// (uprobes too, since the binary is mapped) go in before it is let go.
-// Nothing of sonde's own runs in the child: no Go runtime threads making
-// system calls that $target predicates would count.
+// heldArg0 is the argv[0] under which sonde runs as the holder of -c's
+// command (see holdExec).
+const heldArg0 = "sonde (holding -c's command)"
+
+func init() {
+	if len(os.Args) > 2 && os.Args[0] == heldArg0 {
+		holdExec(os.Args[1], os.Args[2:])
+	}
+}
+
+// holdExec is the first life of -c's command: sonde run again, which says
+// it is ready on descriptor 4, waits for a byte on descriptor 3 and then
+// executes the command in its place.
+// Meanwhile the sonde that started it has attached to it as its tracer
+// (PTRACE_SEIZE, asking to stop at the exec). If that sonde dies first, the
+// pipe says so (end of file) and the command is executed all the same,
+// untraced. It runs in an init function, on the main thread: the thread
+// the tracer attached to.
+func holdExec(path string, argv []string) {
+	var b [1]byte
+	unix.Write(4, b[:]) // ready: this process has executed sonde
+	unix.Close(4)
+	for {
+		if _, err := unix.Read(3, b[:]); err != unix.EINTR {
+			break
+		}
+	}
+	unix.Close(3)
+	err := unix.Exec(path, argv, os.Environ())
+	fmt.Fprintf(os.Stderr, "sonde: failed to execute %s: %v\n", argv[0], err)
+	os.Exit(127)
+}
+
+// startChild starts -c's command held at its first instruction: sonde is
+// its tracer, and the kernel stops it when its exec completes, before it
+// runs a single instruction. Its pid ($target) is known before compiling,
+// and the probes (uprobes too, since the binary is mapped) go in before it
+// is let go. Nothing of sonde's own runs in the child once it is traced
+// and probes are placed: no Go runtime threads making system calls that
+// $target predicates would count.
+//
+// Should sonde die at any instant, the command runs untouched (or has not
+// been started): the stops that hold it are ptrace event and system call
+// stops, which a dying tracer's kernel simply resumes, or a stop for
+// HoldSignal, whose default action is to be ignored; no byte of its memory
+// or register is ever written (the breakpoint that holds it at its entry
+// point is a perf event's, removed with sonde's file descriptor); and no
+// PTRACE_O_EXITKILL is set.
 func (d *driver) startChild() (int, error) {
 	argv := splitCommand(d.cfg.command)
 	if len(argv) == 0 {
@@ -47,28 +91,12 @@ func (d *driver) startChild() (int, error) {
 	go func() {
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
-		cmd := exec.Command(path, argv[1:]...)
-		cmd.Args[0] = argv[0]
-		cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-		cmd.SysProcAttr = &syscall.SysProcAttr{Ptrace: true}
-		if err := cmd.Start(); err != nil {
-			ready <- started{err: fmt.Errorf("failed to execute %s: %v", argv[0], unwrapExec(err))}
+		cmd, err := startHeld(path, argv)
+		if err != nil {
+			ready <- started{err: err}
 			return
 		}
 		pid := cmd.Process.Pid
-		var ws unix.WaitStatus
-		for {
-			_, err := unix.Wait4(pid, &ws, 0, nil)
-			if err == unix.EINTR {
-				continue
-			}
-			if err != nil || !ws.Stopped() {
-				ready <- started{err: fmt.Errorf("failed to start %s: %v", argv[0], err)}
-				cmd.Wait()
-				return
-			}
-			break
-		}
 		d.child = cmd
 		ready <- started{pid: pid}
 		run := false
@@ -81,9 +109,7 @@ func (d *driver) startChild() (int, error) {
 			}
 		}
 		if !run {
-			unix.Kill(pid, unix.SIGKILL)
-			unix.PtraceDetach(pid)
-			d.childStatus, _ = waitExit(pid)
+			d.childStatus = killHeld(pid)
 			close(d.exited)
 			return
 		}
@@ -94,107 +120,230 @@ func (d *driver) startChild() (int, error) {
 	return s.pid, s.err
 }
 
+// ptraceOptions are set when sonde attaches to the command: stops at exec
+// and exit are ptrace events, which a tracer's death simply resumes, and
+// system call stops are told apart from SIGTRAP (with TRACESYSGOOD, a
+// system call stop left by a dying tracer sends no signal; without, it
+// would send SIGTRAP). No PTRACE_O_EXITKILL: sonde's death must not kill.
+const ptraceOptions = unix.PTRACE_O_TRACEEXEC | unix.PTRACE_O_TRACESYSGOOD | unix.PTRACE_O_TRACEEXIT
+
+// startHeld starts the command through holdExec, attaches to it, lets it
+// execute the command and holds it where its execve returns, after the
+// system call's own return was reported (a $target predicate on
+// syscall:::return sees nothing of the exec, as with dtrace).
+func startHeld(path string, argv []string) (*exec.Cmd, error) {
+	fail := func(err error) error { return fmt.Errorf("failed to execute %s: %v", argv[0], err) }
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, fail(err)
+	}
+	defer w.Close()
+	readyR, readyW, err := os.Pipe()
+	if err != nil {
+		r.Close()
+		return nil, fail(err)
+	}
+	defer readyR.Close()
+	cmd := exec.Command("/proc/self/exe", append([]string{path}, argv...)...)
+	cmd.Args[0] = heldArg0
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	cmd.ExtraFiles = []*os.File{r, readyW}
+	err = cmd.Start()
+	r.Close()
+	readyW.Close()
+	if err != nil {
+		return nil, fail(unwrapExec(err))
+	}
+	pid := cmd.Process.Pid
+	// Attach once its own exec is done, so that the one exec it is
+	// stopped at is the command's.
+	if _, err := readyR.Read(make([]byte, 1)); err != nil {
+		cmd.Wait()
+		return nil, fail(fmt.Errorf("it ended before it started"))
+	}
+	if _, _, e := unix.Syscall6(unix.SYS_PTRACE, unix.PTRACE_SEIZE, uintptr(pid), 0, ptraceOptions, 0, 0); e != 0 {
+		w.Close() // it executes the command untraced
+		cmd.Wait()
+		return nil, fail(fmt.Errorf("attaching to it: %v", e))
+	}
+	w.Write([]byte{0})
+	if err := holdAtExec(pid); err != nil {
+		killHeld(pid)
+		cmd.Wait() // reaped already: this releases its resources
+		return nil, fail(err)
+	}
+	return cmd, nil
+}
+
+// holdAtExec waits for the traced holder to execute the command, and runs
+// it to the return of its execve.
+func holdAtExec(pid int) error {
+	sig := 0
+	for {
+		ws, err := waitStop(pid)
+		if err != nil {
+			return err
+		}
+		if ws.Exited() || ws.Signaled() {
+			return fmt.Errorf("it ended before it started")
+		}
+		switch event := ptraceEvent(ws); {
+		case event == unix.PTRACE_EVENT_EXEC:
+			if err := unix.PtraceSyscall(pid, 0); err != nil {
+				return err
+			}
+			continue
+		case ws.StopSignal() == unix.SIGTRAP|0x80:
+			return nil // held at the return of execve
+		case event != 0:
+			sig = 0 // a group-stop, or the holder's exit
+		default:
+			sig = int(ws.StopSignal())
+		}
+		if err := unix.PtraceCont(pid, sig); err != nil {
+			return err
+		}
+	}
+}
+
 // superviseChild lets the held command run and stays its tracer until it
 // exits, so that its address space can be read one last time when it
 // exits (PTRACE_EVENT_EXIT stops it with its mappings intact): user stacks
 // of a command that lived a few milliseconds still name their functions.
 // Signals sent to the command are passed on untouched. Should the command
-// be stopped by job control, which a PTRACE_TRACEME tracer cannot follow
-// (no PTRACE_LISTEN), it is let go and stays stopped as it would untraced.
+// be stopped by job control, it is let go and stays stopped as it would
+// untraced.
 func superviseChild(pid int, onExit func(int)) unix.WaitStatus {
-	if unix.PtraceSetOptions(pid, unix.PTRACE_O_TRACEEXIT|unix.PTRACE_O_TRACEEXEC) != nil {
-		unix.PtraceDetach(pid)
-		ws, _ := waitExit(pid)
-		return ws
-	}
 	sig := 0
 	for {
 		if err := unix.PtraceCont(pid, sig); err != nil && err != unix.ESRCH {
 			unix.PtraceDetach(pid)
 		}
 		sig = 0
-		var ws unix.WaitStatus
-		_, err := unix.Wait4(pid, &ws, unix.WALL, nil)
-		if err == unix.EINTR {
-			continue
-		}
+		ws, err := waitStop(pid)
 		if err != nil || ws.Exited() || ws.Signaled() {
 			return ws
 		}
-		if !ws.Stopped() {
-			continue
-		}
-		event := int(uint32(ws)>>16) & 0xff
-		stop := ws.StopSignal()
+		event := ptraceEvent(ws)
 		switch {
-		case stop == unix.SIGTRAP && event == unix.PTRACE_EVENT_EXIT:
+		case event == unix.PTRACE_EVENT_EXIT:
 			if onExit != nil {
 				onExit(pid)
 			}
-		case stop == unix.SIGTRAP && event != 0:
+		case event == unix.PTRACE_EVENT_STOP:
+			// group-stop: leave it stopped, untraced
+			unix.PtraceDetach(pid)
+			ws, _ := waitExit(pid)
+			return ws
+		case event > 0:
 			// exec: nothing to pass on
-		case stop == unix.SIGSTOP || stop == unix.SIGTSTP || stop == unix.SIGTTIN || stop == unix.SIGTTOU:
-			var si unix.Siginfo
-			if ptraceGetSiginfo(pid, &si) == unix.EINVAL {
-				// group-stop: leave it stopped, untraced
-				unix.PtraceDetach(pid)
-				ws, _ := waitExit(pid)
-				return ws
-			}
-			sig = int(stop)
 		default:
-			sig = int(stop)
+			sig = int(ws.StopSignal())
 		}
 	}
 }
 
-// runTo lets the held command run until it reaches addr, with a
-// breakpoint there, and holds it again at addr, the breakpoint gone.
-// Signals that arrive meanwhile are passed on.
+// waitStop waits for pid to stop or end, without taking the signal of a
+// signal-delivery stop out of it: should sonde die before passing it on,
+// the kernel delivers it to the command as if it had never been traced.
+// An ended pid is reaped.
+func waitStop(pid int) (unix.WaitStatus, error) {
+	for {
+		var si unix.Siginfo
+		err := unix.Waitid(unix.P_PID, pid, &si, unix.WEXITED|unix.WSTOPPED|unix.WNOWAIT|unix.WALL, nil)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return 0, err
+		}
+		status := int(*(*int32)(unsafe.Pointer(uintptr(unsafe.Pointer(&si)) + 24))) // si_status
+		switch si.Code {
+		case 4, 5: // CLD_TRAPPED, CLD_STOPPED
+			return unix.WaitStatus(status<<8 | 0x7f), nil
+		}
+		return waitExit(pid)
+	}
+}
+
+// killHeld kills the held command and reaps it, letting it through the
+// exit stop it may make on its way out.
+func killHeld(pid int) unix.WaitStatus {
+	unix.Kill(pid, unix.SIGKILL)
+	for {
+		ws, err := waitStop(pid)
+		if err != nil || ws.Exited() || ws.Signaled() {
+			return ws
+		}
+		unix.PtraceCont(pid, 0)
+	}
+}
+
+// ptraceEvent is the PTRACE_EVENT_* of a ptrace stop, 0 for none.
+func ptraceEvent(ws unix.WaitStatus) int {
+	return int(uint32(ws)>>16) & 0xff
+}
+
+// runTo lets the held command run until it reaches addr and holds it
+// there again: a breakpoint perf event at addr (runtime.HoldBefore) sends
+// it HoldSignal, which its tracer takes out. Other signals that arrive
+// meanwhile are passed on.
 func runTo(pid int, addr uint64) error {
-	word := make([]byte, 8)
-	if _, err := unix.PtracePeekData(pid, uintptr(addr), word); err != nil {
-		return fmt.Errorf("reading the code at %#x: %v", addr, err)
-	}
-	orig := append([]byte(nil), word...)
-	word[0] = 0xcc // int3
-	if _, err := unix.PtracePokeData(pid, uintptr(addr), word); err != nil {
-		return fmt.Errorf("placing a breakpoint at %#x: %v", addr, err)
-	}
 	sig := 0
 	for {
 		if err := unix.PtraceCont(pid, sig); err != nil {
 			return err
 		}
 		sig = 0
-		var ws unix.WaitStatus
-		if _, err := unix.Wait4(pid, &ws, unix.WALL, nil); err != nil && err != unix.EINTR {
+		ws, err := waitStop(pid)
+		if err != nil {
 			return err
 		}
 		if ws.Exited() || ws.Signaled() {
 			return fmt.Errorf("the command ended before it reached its entry point")
 		}
-		if !ws.Stopped() {
+		if ptraceEvent(ws) != 0 {
 			continue
 		}
-		if ws.StopSignal() != unix.SIGTRAP {
-			sig = int(ws.StopSignal())
+		sig = int(ws.StopSignal())
+		if sig != int(sonderuntime.HoldSignal) {
 			continue
 		}
-		var regs unix.PtraceRegs
-		if err := unix.PtraceGetRegs(pid, &regs); err != nil {
-			return err
+		var si unix.Siginfo
+		if ptraceGetSiginfo(pid, &si) == nil && si.Code == 0x80 { // SI_KERNEL: from the hold
+			var ws unix.WaitStatus
+			unix.Wait4(pid, &ws, unix.WALL, nil) // consume the stop: the signal is taken out
+			return nil
 		}
-		if regs.PC() != addr+1 {
-			sig = int(unix.SIGTRAP)
-			continue
-		}
-		regs.SetPC(addr)
-		if _, err := unix.PtracePokeData(pid, uintptr(addr), orig); err != nil {
-			return err
-		}
-		return unix.PtraceSetRegs(pid, &regs)
 	}
+}
+
+// holdAt places the uprobe that stops pid at addr (runtime.Hold): at the
+// file and offset that addr maps.
+func holdAt(pid int, addr uint64) (io.Closer, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/maps", pid))
+	if err != nil {
+		return nil, err
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.SplitN(line, " ", 6)
+		if len(f) < 6 {
+			continue
+		}
+		path := strings.TrimSpace(f[5])
+		if !strings.HasPrefix(path, "/") {
+			continue
+		}
+		var lo, hi, off uint64
+		if _, err := fmt.Sscanf(f[0], "%x-%x", &lo, &hi); err != nil || addr < lo || addr >= hi {
+			continue
+		}
+		if _, err := fmt.Sscanf(f[2], "%x", &off); err != nil {
+			continue
+		}
+		return sonderuntime.Hold(path, addr-lo+off, pid)
+	}
+	return nil, fmt.Errorf("no file is mapped at %#x", addr)
 }
 
 // entryPoint reads the program entry point (AT_ENTRY) of pid from its
@@ -231,6 +380,15 @@ func (d *driver) advanceChild(evaltime string) error {
 			addr = a
 		}
 	}
+	hold, err := sonderuntime.HoldBefore(addr, pid)
+	if err != nil {
+		// No hardware breakpoint to be had: a uprobe, which holds it
+		// after the instruction at addr.
+		if hold, err = holdAt(pid, addr); err != nil {
+			return err
+		}
+	}
+	defer hold.Close()
 	d.advance <- addr
 	return <-d.advanced
 }
