@@ -3,21 +3,18 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"os/signal"
 	"strconv"
 	"syscall"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/sonde-trace/sonde/internal/format"
 	"github.com/sonde-trace/sonde/internal/plan"
 	"github.com/sonde-trace/sonde/internal/provider"
+	"github.com/sonde-trace/sonde/internal/target"
 	"github.com/sonde-trace/sonde/internal/tracer"
 	"github.com/sonde-trace/sonde/internal/value"
 )
@@ -76,31 +73,9 @@ type driver struct {
 	stdout io.Writer
 	stderr io.Writer
 	out    io.Writer
-	child  *exec.Cmd
-	// release lets -c's held command go (true) or kills it (false);
-	// exited is closed when it has exited.
-	release chan bool
-	exited  chan struct{}
-	// advance runs the held command to an address; advanced says how.
-	advance  chan uint64
-	advanced chan error
-	// childStatus is how -c's command ended, once exited is closed.
-	childStatus unix.WaitStatus
-	// onChildExit runs as -c's command exits, its address space intact.
-	onChildExit func(pid int)
+	// proc is $target's process (-c or -p), nil for none
+	proc *target.Process
 }
-
-// target is the driver's -c or -p process, as the tracer sees it.
-type target struct{ d *driver }
-
-func (t target) PID() int {
-	if t.d.child != nil {
-		return t.d.child.Process.Pid
-	}
-	return t.d.cfg.pid
-}
-
-func (t target) Advance(evaltime string) error { return t.d.advanceChild(evaltime) }
 
 func (d *driver) run() int {
 	d.out = d.stdout
@@ -116,22 +91,22 @@ func (d *driver) run() int {
 	tc := &tracer.Config{Sources: d.cfg.sources, MacroArgs: d.cfg.macroArgs, Options: d.cfg.xopts,
 		LibDirs: d.cfg.libdirs, Cpp: d.cfg.cpp, Quiet: d.cfg.quiet, Destructive: d.cfg.destruct,
 		ZeroMatches: d.cfg.zero, Listing: d.cfg.list, Prog: "sonde"}
-	if d.cfg.command != "" {
-		if _, err := d.startChild(); err != nil {
-			warnf(d.stderr, "%v", err)
-			return 1
-		}
-		tc.Target = target{d}
-	} else if d.cfg.pid != 0 {
-		if err := syscall.Kill(d.cfg.pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
-			warnf(d.stderr, "failed to grab pid %d: no such process", d.cfg.pid)
-			return 1
-		}
-		tc.Target = target{d}
+	var err error
+	switch {
+	case d.cfg.command != "":
+		d.proc, err = target.Start(d.cfg.command)
+	case d.cfg.pid != 0:
+		d.proc, err = target.Grab(d.cfg.pid)
 	}
-	status := d.trace(tc)
-	d.killChild()
-	return status
+	if err != nil {
+		warnf(d.stderr, "%v", err)
+		return 1
+	}
+	if d.proc != nil {
+		tc.Target = d.proc
+		defer d.proc.Kill()
+	}
+	return d.trace(tc)
 }
 
 // fail prints an error of the tracer: D errors with their source line.
@@ -240,11 +215,11 @@ func (d *driver) consume(sess *tracer.Session) int {
 		warnf(d.stderr, "%v", err)
 		return 1
 	}
-	if d.child != nil {
-		d.onChildExit = tracer.LastLook
+	var done <-chan struct{}
+	if d.proc != nil {
+		d.proc.OnExit = tracer.LastLook
+		done = d.proc.Release()
 	}
-	childDone := d.releaseChild()
-	pidDone := d.watchPid()
 	for {
 		if exited, _ := sess.Exited(); exited {
 			break
@@ -256,13 +231,9 @@ func (d *driver) consume(sess *tracer.Session) int {
 		select {
 		case <-stop:
 			goto end
-		case <-childDone:
+		case <-done:
 			sess.Drain()
-			warnf(d.stderr, "%s", exitNotice(d.child.Process.Pid, d.childStatus))
-			goto end
-		case <-pidDone:
-			sess.Drain()
-			warnf(d.stderr, "pid %d has exited", d.cfg.pid)
+			warnf(d.stderr, "%s", d.proc.ExitNotice())
 			goto end
 		default:
 		}

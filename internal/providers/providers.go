@@ -11,7 +11,10 @@
 package providers
 
 import (
+	"cmp"
+	"errors"
 	"fmt"
+	"os"
 	"sort"
 
 	"github.com/sonde-trace/sonde/internal/provider"
@@ -73,8 +76,14 @@ func (r *Registry) add(p provider.Provider, n uint32) {
 }
 
 // Match implements check.Resolver: the probes matching d, by ID.
+//
+// A provider that d does not name exactly (BEGIN, tick-1s: any provider
+// may answer) and that sonde may not read (tracefs without the privilege
+// to read it) is passed over when another provider answers: its error is
+// returned only when no probe matched.
 func (r *Registry) Match(d provider.Desc) ([]*provider.Probe, error) {
 	var out []*provider.Probe
+	var denied error
 	for _, e := range r.entries {
 		if f, ok := e.p.(provider.Family); ok {
 			if !f.Serves(d) {
@@ -84,6 +93,10 @@ func (r *Registry) Match(d provider.Desc) ([]*provider.Probe, error) {
 			continue
 		}
 		ps, err := e.p.Probes(d)
+		if err != nil && d.Provider != e.p.Name() && errors.Is(err, os.ErrPermission) {
+			denied = cmp.Or(denied, err)
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -94,6 +107,9 @@ func (r *Registry) Match(d provider.Desc) ([]*provider.Probe, error) {
 			}
 			out = append(out, q)
 		}
+	}
+	if len(out) == 0 && denied != nil {
+		return nil, denied
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out, nil

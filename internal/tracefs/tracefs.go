@@ -117,3 +117,14 @@ func isTracefs(dir string) bool {
 func mountTracefs(dir string) error {
 	return unix.Mount("nodev", dir, "tracefs", 0, "")
 }
+
+// Explain adds to a permission error what privilege reading tracefs
+// takes: its directory is root's alone (mode 0700), which the capabilities
+// that let sonde load and attach programs (CAP_BPF, CAP_PERFMON) do not
+// open; CAP_DAC_READ_SEARCH does.
+func Explain(err error) error {
+	if err == nil || !errors.Is(err, os.ErrPermission) || os.Geteuid() == 0 {
+		return err
+	}
+	return fmt.Errorf("%w: reading tracefs needs CAP_DAC_READ_SEARCH (or root)", err)
+}

@@ -16,6 +16,7 @@
 package pid
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -96,7 +97,7 @@ func (p *Provider) Probes(d provider.Desc) ([]*provider.Probe, error) {
 	}
 	objs, err := sym.Objects(pid)
 	if err != nil {
-		return nil, fmt.Errorf("pid provider: %w", err)
+		return nil, fmt.Errorf("pid provider: %w", needsPtrace(err))
 	}
 	offset, isOffset := parseOffset(d.Name)
 	wantEntry := !isOffset && provider.Glob(d.Name, "entry")
@@ -115,7 +116,7 @@ func (p *Provider) Probes(d provider.Desc) ([]*provider.Probe, error) {
 		f, err := p.open(o.Open)
 		if err != nil {
 			if d.Module != "" && !strings.ContainsAny(d.Module, "*?[\\") {
-				return nil, fmt.Errorf("pid provider: %s: %w", o.Path, err)
+				return nil, fmt.Errorf("pid provider: %s: %w", o.Path, needsPtrace(err))
 			}
 			continue
 		}
@@ -130,7 +131,7 @@ func (p *Provider) Probes(d provider.Desc) ([]*provider.Probe, error) {
 		}
 		code, err := os.Open(o.Open)
 		if err != nil {
-			return nil, fmt.Errorf("pid provider: %w", err)
+			return nil, fmt.Errorf("pid provider: %w", needsPtrace(err))
 		}
 		// One probe per name: same-named functions (static ones of
 		// different files) are sites of one probe, as in DTrace.
@@ -366,4 +367,14 @@ func (p *Provider) id(pid int, mod, fn, name string) uint32 {
 	id := uint32(len(p.ids))
 	p.ids[k] = id
 	return id
+}
+
+// needsPtrace adds to a permission error met reading a process's files
+// the privilege it takes: another user's process is read through
+// /proc/PID with CAP_SYS_PTRACE.
+func needsPtrace(err error) error {
+	if !errors.Is(err, os.ErrPermission) || os.Geteuid() == 0 {
+		return err
+	}
+	return fmt.Errorf("%w: another user's process needs CAP_SYS_PTRACE (or root)", err)
 }

@@ -56,7 +56,7 @@ func (p *Provider) Probes(d provider.Desc) ([]*provider.Probe, error) {
 		return nil, nil
 	}
 	if err := p.load(); err != nil {
-		return nil, fmt.Errorf("the tracepoint provider needs tracefs: %w", err)
+		return nil, fmt.Errorf("the tracepoint provider needs tracefs: %w", tracefs.Explain(err))
 	}
 	var out []*provider.Probe
 	for i, ev := range p.events {
