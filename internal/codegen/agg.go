@@ -101,16 +101,20 @@ func (g *gen) add(off int16, r asm.Register) {
 	g.emit(asm.LoadMem(asm.R0, regTmp, off, asm.DWord), asm.Add.Reg(asm.R0, r), asm.StoreMem(regTmp, off, asm.R0, asm.DWord))
 }
 
+// word is the offset of w in a's value (plan.Agg.Layout).
+func word(a *plan.Agg, w plan.AggWord) int16 { return int16(a.Off(w)) }
+
 // aggApply updates the value at regTmp with the argument in R1 and the
-// weight in R5.
+// weight in R5, word by word of the value's layout.
 func (g *gen) aggApply(a *plan.Agg) {
+	count, sum, ext := word(a, plan.WordCount), word(a, plan.WordSum), word(a, plan.WordExtreme)
 	switch a.Func {
 	case value.Count:
-		g.add(0, asm.R5)
+		g.add(count, asm.R5)
 	case value.Sum, value.Avg:
 		g.emit(asm.Mov.Imm(asm.R2, 1))
-		g.add(0, asm.R2)
-		g.add(8, asm.R1)
+		g.add(count, asm.R2)
+		g.add(sum, asm.R1)
 	case value.Min, value.Max:
 		set, skip := g.label("mm_set"), g.label("mm_skip")
 		op := asm.JSLT
@@ -118,31 +122,32 @@ func (g *gen) aggApply(a *plan.Agg) {
 			op = asm.JSGT
 		}
 		g.emit(
-			asm.LoadMem(asm.R0, regTmp, 0, asm.DWord),
+			asm.LoadMem(asm.R0, regTmp, count, asm.DWord),
 			asm.JEq.Imm(asm.R0, 0, set),
-			asm.LoadMem(asm.R2, regTmp, 8, asm.DWord),
+			asm.LoadMem(asm.R2, regTmp, ext, asm.DWord),
 			op.Reg(asm.R1, asm.R2, set),
 			asm.Ja.Label(skip),
-			asm.StoreMem(regTmp, 8, asm.R1, asm.DWord).WithSymbol(set),
+			asm.StoreMem(regTmp, ext, asm.R1, asm.DWord).WithSymbol(set),
 			asm.Mov.Imm(asm.R2, 1).WithSymbol(skip),
 		)
-		g.add(0, asm.R2)
+		g.add(count, asm.R2)
 	case value.Stddev:
-		g.stddev()
+		g.stddev(a)
 	case value.Quantize:
 		g.quantizeIndex()
-		g.bucketAdd(a.Buckets)
+		g.bucketAdd(a)
 	case value.Lquantize:
 		g.lquantizeIndex(a.Params)
-		g.bucketAdd(a.Buckets)
+		g.bucketAdd(a)
 	case value.Llquantize:
 		g.llquantizeIndex(a.Params)
-		g.bucketAdd(a.Buckets)
+		g.bucketAdd(a)
 	}
 }
 
 // bucketAdd adds R5 to bucket R2 (bounded for the verifier).
-func (g *gen) bucketAdd(n int) {
+func (g *gen) bucketAdd(a *plan.Agg) {
+	n, base := a.Buckets, word(a, plan.WordBuckets)
 	ok := g.label("bk")
 	g.emit(
 		asm.JLT.Imm(asm.R2, int32(n), ok),
@@ -150,9 +155,9 @@ func (g *gen) bucketAdd(n int) {
 		asm.LSh.Imm(asm.R2, 3).WithSymbol(ok),
 		asm.Mov.Reg(asm.R3, regTmp),
 		asm.Add.Reg(asm.R3, asm.R2),
-		asm.LoadMem(asm.R0, asm.R3, 0, asm.DWord),
+		asm.LoadMem(asm.R0, asm.R3, base, asm.DWord),
 		asm.Add.Reg(asm.R0, asm.R5),
-		asm.StoreMem(asm.R3, 0, asm.R0, asm.DWord),
+		asm.StoreMem(asm.R3, base, asm.R0, asm.DWord),
 	)
 }
 
@@ -255,10 +260,11 @@ func (g *gen) llquantizeIndex(p value.AggParams) {
 }
 
 // stddev: count, sum, and a 128-bit sum of squares (lo, hi).
-func (g *gen) stddev() {
+func (g *gen) stddev(a *plan.Agg) {
+	lo, hi := word(a, plan.WordSumSqLo), word(a, plan.WordSumSqHi)
 	g.emit(asm.Mov.Imm(asm.R2, 1))
-	g.add(0, asm.R2)
-	g.add(8, asm.R1)
+	g.add(word(a, plan.WordCount), asm.R2)
+	g.add(word(a, plan.WordSum), asm.R1)
 	pos := g.label("sd_pos")
 	g.emit(asm.JSGE.Imm(asm.R1, 0, pos), asm.Neg.Imm(asm.R1, 0), asm.Mov.Reg(asm.R1, asm.R1).WithSymbol(pos))
 	// a = ah<<32 | al; a^2 = ah^2<<64 + 2*ah*al<<32 + al^2
@@ -274,15 +280,15 @@ func (g *gen) stddev() {
 	)
 	nc := g.label("sd_nc")
 	g.emit(asm.JGE.Reg(asm.R2, asm.R4, nc), asm.Add.Imm(asm.R3, 1), asm.Mov.Reg(asm.R0, asm.R0).WithSymbol(nc))
-	// add (R3:R2) to the stored (hi:lo) at 24:16
+	// add (R3:R2) to the stored (hi:lo)
 	nc2 := g.label("sd_nc2")
 	g.emit(
-		asm.LoadMem(asm.R0, regTmp, 16, asm.DWord),
+		asm.LoadMem(asm.R0, regTmp, lo, asm.DWord),
 		asm.Add.Reg(asm.R0, asm.R2),
-		asm.StoreMem(regTmp, 16, asm.R0, asm.DWord),
+		asm.StoreMem(regTmp, lo, asm.R0, asm.DWord),
 		asm.JGE.Reg(asm.R0, asm.R2, nc2),
 		asm.Add.Imm(asm.R3, 1),
 		asm.Mov.Reg(asm.R0, asm.R0).WithSymbol(nc2),
 	)
-	g.add(24, asm.R3)
+	g.add(hi, asm.R3)
 }

@@ -651,57 +651,65 @@ func keyString(ks []value.Value) string {
 	return b.String()
 }
 
-// merge sums the per-CPU values of one entry; ok is false for an entry
-// that was never updated (an aggregation without keys that did not fire,
-// or one cleared).
+// merge sums the per-CPU values of one entry, word by word of the
+// value's layout (plan.Agg.Layout); ok is false for an entry that was
+// never updated (an aggregation without keys that did not fire, or one
+// cleared).
 func merge(a *plan.Agg, per [][]byte) (value.AggValue, bool) {
 	var v value.AggValue
-	any := false
 	if a.Buckets > 0 {
 		v.Buckets = make([]int64, a.Buckets)
 	}
+	any := false
 	for _, b := range per {
-		switch a.Func {
-		case value.Count:
-			v.Count += int64(u64(b, 0))
-		case value.Sum, value.Avg:
-			v.Count += int64(u64(b, 0))
-			v.Sum += int64(u64(b, 8))
-		case value.Min, value.Max:
-			n := int64(u64(b, 0))
-			if n == 0 {
-				continue
-			}
-			x := int64(u64(b, 8))
-			if v.Count == 0 || (a.Func == value.Min && x < v.Min) || (a.Func == value.Max && x > v.Max) {
-				v.Min, v.Max = x, x
-			}
-			v.Count += n
-		case value.Stddev:
-			v.Count += int64(u64(b, 0))
-			v.Sum += int64(u64(b, 8))
-			lo := u64(b, 16)
-			nlo := v.SumSqLo + lo
-			if nlo < lo {
-				v.SumSqHi++
-			}
-			v.SumSqLo = nlo
-			v.SumSqHi += u64(b, 24)
-		default:
-			for i := range v.Buckets {
-				x := int64(u64(b, 8*i))
-				v.Buckets[i] += x
-				any = any || x != 0
-			}
+		if len(b) < a.ValSize {
+			continue
 		}
-	}
-	if a.Buckets == 0 {
-		any = v.Count != 0
+		any = mergeCPU(a, &v, b) || any
 	}
 	if a.Func == value.Sum {
 		v.Count = 0
 	}
 	return v, any || len(a.Keys) > 0
+}
+
+// mergeCPU adds one CPU's value b into v; it reports whether b held
+// anything.
+func mergeCPU(a *plan.Agg, v *value.AggValue, b []byte) bool {
+	word := func(w plan.AggWord) int64 { return int64(u64(b, a.Off(w))) }
+	if a.Buckets > 0 {
+		base, any := a.Off(plan.WordBuckets), false
+		for i := range v.Buckets {
+			x := int64(u64(b, base+8*i))
+			v.Buckets[i] += x
+			any = any || x != 0
+		}
+		return any
+	}
+	n := word(plan.WordCount)
+	if n == 0 {
+		return false
+	}
+	switch a.Func {
+	case value.Min, value.Max:
+		x := word(plan.WordExtreme)
+		if v.Count == 0 || (a.Func == value.Min && x < v.Min) || (a.Func == value.Max && x > v.Max) {
+			v.Min, v.Max = x, x
+		}
+	case value.Sum, value.Avg:
+		v.Sum += word(plan.WordSum)
+	case value.Stddev:
+		v.Sum += word(plan.WordSum)
+		lo := uint64(word(plan.WordSumSqLo))
+		nlo := v.SumSqLo + lo
+		if nlo < lo {
+			v.SumSqHi++
+		}
+		v.SumSqLo = nlo
+		v.SumSqHi += uint64(word(plan.WordSumSqHi))
+	}
+	v.Count += n
+	return true
 }
 
 // clearAgg zeroes (clear) or removes (trunc) entries of an aggregation.

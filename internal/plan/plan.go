@@ -215,24 +215,58 @@ type Agg struct {
 	ValSize int
 	Buckets int
 	Map     string
+	// Layout lists the words of the per-CPU value (SizeValue sets it).
+	Layout []AggWord
 }
 
-// SizeValue sets the size of the aggregation's per-CPU value: a u64
-// count; [count, value] for sum, avg, min and max; count, sum and a 128-bit
-// sum of squares for stddev; one u64 per bucket for the quantizations,
-// which keep buckets (value.AggBuckets).
+// AggWord names one u64 of an aggregation's per-CPU value. Agg.Layout
+// lists them in order: the one statement of the in-map layout, by which
+// the code generator updates entries and the consumer merges them.
+type AggWord int
+
+// The words of aggregation values.
+const (
+	WordCount   AggWord = iota // events (count() adds its weight; the others count updates)
+	WordSum                    // sum of the values (sum, avg, stddev)
+	WordExtreme                // the min or max value, valid while WordCount > 0
+	WordSumSqLo                // stddev's 128-bit sum of squares, low word
+	WordSumSqHi                // and high word
+	WordBuckets                // the quantizations' buckets, from here to the end
+)
+
+// SizeValue sets the layout and size of the aggregation's per-CPU value:
+// [count] for count; [count, sum] for sum and avg; [count, extreme] for
+// min and max; [count, sum, sumsq lo, sumsq hi] for stddev; the buckets
+// for the quantizations (value.AggBuckets says how many).
 func (a *Agg) SizeValue(buckets int) {
 	a.Buckets = buckets
 	switch {
 	case buckets > 0:
-		a.ValSize = 8 * buckets
+		a.Layout = []AggWord{WordBuckets}
 	case a.Func == value.Count:
-		a.ValSize = 8
+		a.Layout = []AggWord{WordCount}
 	case a.Func == value.Stddev:
-		a.ValSize = 32
+		a.Layout = []AggWord{WordCount, WordSum, WordSumSqLo, WordSumSqHi}
+	case a.Func == value.Min || a.Func == value.Max:
+		a.Layout = []AggWord{WordCount, WordExtreme}
 	default:
-		a.ValSize = 16
+		a.Layout = []AggWord{WordCount, WordSum}
 	}
+	a.ValSize = 8 * len(a.Layout)
+	if buckets > 0 {
+		a.ValSize = 8 * buckets
+	}
+}
+
+// Off is the byte offset of word w in the value, -1 when the value has
+// none.
+func (a *Agg) Off(w AggWord) int {
+	for i, x := range a.Layout {
+		if x == w {
+			return 8 * i
+		}
+	}
+	return -1
 }
 
 // FieldOffset marks a 64-bit constant load whose value must be the offset

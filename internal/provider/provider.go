@@ -77,6 +77,21 @@ func (e *NotSupportedError) Error() string {
 // Is makes errors.Is(err, ErrNotSupported) true.
 func (e *NotSupportedError) Is(target error) bool { return target == ErrNotSupported }
 
+// ArgTyper is implemented by providers that leave argument types out of
+// a large match for speed (syscall, tracepoint): TypeArgs fills them in
+// for the probes listed with -lv.
+type ArgTyper interface {
+	TypeArgs(ps []*Probe)
+}
+
+// LateLoader is implemented by providers whose probes live in a process's
+// objects (pid, USDT): a library the process loads later can bring more
+// sites and probes, so a program with such probes is compiled again then.
+type LateLoader interface {
+	Family
+	LoadsLate()
+}
+
 // Owners says which provider publishes a probe (the registry of package
 // providers): nil for a probe it did not give out.
 type Owners interface {

@@ -40,7 +40,6 @@ type entry struct {
 
 // Registry holds the providers of one session.
 type Registry struct {
-	tp      *tracepoint.Provider
 	entries []entry
 	next    uint32 // the base of the next provider's range
 	probes  map[uint32]*provider.Probe
@@ -50,13 +49,12 @@ type Registry struct {
 // New returns a registry with every provider.
 func New() *Registry {
 	r := empty()
-	r.tp = &tracepoint.Provider{}
 	r.add(dtrace.Provider{}, dtrace.NumLocal())
 	r.add(syscall.Provider{}, syscall.NumLocal())
 	r.add(sched.Provider{}, sched.NumLocal())
 	r.add(proc.Provider{}, proc.NumLocal())
 	r.add(io.Provider{}, io.NumLocal())
-	r.add(r.tp, tracepoint.MaxProbes)
+	r.add(&tracepoint.Provider{}, tracepoint.MaxProbes)
 	r.add(&profile.Provider{}, profile.MaxProbes)
 	r.add(&pid.Provider{}, pid.MaxProbes)
 	r.add(&usdtprov.Provider{}, usdtprov.MaxProbes)
@@ -89,7 +87,7 @@ func (r *Registry) Match(d provider.Desc) ([]*provider.Probe, error) {
 			if !f.Serves(d) {
 				continue
 			}
-		} else if !provider.Glob(d.Provider, e.p.Name()) && !(e.p.Name() == "dtrace" && d.Provider == "") {
+		} else if !provider.Glob(d.Provider, e.p.Name()) {
 			continue
 		}
 		ps, err := e.p.Probes(d)
@@ -143,18 +141,33 @@ func (r *Registry) Owner(p *provider.Probe) provider.Provider { return r.owners[
 // Probe returns the probe of an ID seen by Match.
 func (r *Registry) Probe(id uint32) *provider.Probe { return r.probes[id] }
 
-// TypeArgs fills in argument types that Match left out for speed.
+// TypeArgs fills in argument types that Match left out for speed, by the
+// providers that do (provider.ArgTyper).
 func (r *Registry) TypeArgs(ps []*provider.Probe) {
-	var sc []*provider.Probe
+	byOwner := map[provider.ArgTyper][]*provider.Probe{}
+	var order []provider.ArgTyper
 	for _, p := range ps {
-		if p.Provider == "syscall" && p.Args == nil {
-			sc = append(sc, p)
+		t, ok := r.owners[p.ID].(provider.ArgTyper)
+		if !ok {
+			continue
+		}
+		if _, seen := byOwner[t]; !seen {
+			order = append(order, t)
+		}
+		byOwner[t] = append(byOwner[t], p)
+	}
+	for _, t := range order {
+		t.TypeArgs(byOwner[t])
+	}
+}
+
+// LoadsLate reports whether d can name probes of a provider whose probes
+// live in a process's objects (pid, USDT: provider.LateLoader).
+func (r *Registry) LoadsLate(d provider.Desc) bool {
+	for _, e := range r.entries {
+		if l, ok := e.p.(provider.LateLoader); ok && l.Serves(d) {
+			return true
 		}
 	}
-	syscall.Provider{}.TypeArgs(sc)
-	for _, p := range ps {
-		if p.Provider == "tracepoint" && p.Record == nil {
-			r.tp.Type(p)
-		}
-	}
+	return false
 }

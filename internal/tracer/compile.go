@@ -27,8 +27,6 @@ import (
 	"github.com/sonde-trace/sonde/internal/d/parser"
 	"github.com/sonde-trace/sonde/internal/plan"
 	"github.com/sonde-trace/sonde/internal/probe"
-	"github.com/sonde-trace/sonde/internal/provider/pid"
-	"github.com/sonde-trace/sonde/internal/provider/usdtprov"
 	"github.com/sonde-trace/sonde/internal/providers"
 )
 
@@ -80,6 +78,10 @@ type Program struct {
 	// libraries a traced process loads later: the program is checked
 	// and generated again then.
 	user *recompile
+	// mapped are the target's executable mappings when its probes were
+	// matched: whatever it maps after that, even before tracing begins,
+	// is a late library.
+	mapped string
 }
 
 // recompile is what checking again needs.
@@ -108,6 +110,7 @@ func Compile(cfg *Config) (*Program, error) {
 	if err != nil {
 		return p, err
 	}
+	p.Registry = providers.New()
 	progs, err := p.parse(libs)
 	if err != nil {
 		return p, err
@@ -117,7 +120,9 @@ func Compile(cfg *Config) (*Program, error) {
 			return p, fmt.Errorf("failed to run the command to its entry point: %w", err)
 		}
 	}
-	p.Registry = providers.New()
+	if cfg.Target != nil {
+		p.mapped, _ = execMappings(cfg.Target.PID())
+	}
 	if err := p.check(libs, progs); err != nil {
 		return p, err
 	}
@@ -246,7 +251,7 @@ func (p *Program) check(libs []*lib.Library, progs []*ast.Program) error {
 		}
 	}
 	p.Info = info
-	if userProbes(progs) {
+	if p.userProbes(progs) {
 		cfg.ZeroMatches = true // a library loaded later may have none yet
 		p.user = &recompile{progs: all, cfg: cfg}
 	}
@@ -261,21 +266,22 @@ func (p *Program) evalTime(progs []*ast.Program) string {
 	if p.Options.EvalTime != "" {
 		return p.Options.EvalTime
 	}
-	if userProbes(progs) {
+	if p.userProbes(progs) {
 		return "postinit"
 	}
 	return "exec"
 }
 
-// userProbes says whether progs have pid or USDT probe descriptions.
-func userProbes(progs []*ast.Program) bool {
-	pidp, usdtp := &pid.Provider{}, &usdtprov.Provider{}
+// userProbes says whether progs have descriptions of probes that live in
+// a process's objects (pid, USDT), which the libraries it loads later can
+// add to.
+func (p *Program) userProbes(progs []*ast.Program) bool {
 	for _, prog := range progs {
 		for _, decl := range prog.Decls {
 			if c, ok := decl.(*ast.ProbeClause); ok {
 				for _, pd := range c.Probes {
 					d := probe.Desc{Provider: pd.Provider, Module: pd.Module, Function: pd.Function, Name: pd.Name}
-					if pidp.Serves(d) || usdtp.Serves(d) {
+					if p.Registry.LoadsLate(d) {
 						return true
 					}
 				}

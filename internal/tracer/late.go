@@ -28,14 +28,14 @@ type late struct {
 
 const lateInterval = 50 * time.Millisecond
 
-// startLate begins following pid, whose mappings are those the probes
-// were placed for.
+// startLate begins following pid from the mappings its probes were
+// matched against: a library it mapped since (while the probes were being
+// placed, say) is placed at the first look.
 func (s *Session) startLate(pid int) {
 	if s.prog.user == nil || pid == 0 {
 		return
 	}
-	sig, _ := execMappings(pid)
-	s.late = &late{pid: pid, sig: sig, at: time.Now()}
+	s.late = &late{pid: pid, sig: s.prog.mapped}
 }
 
 // followLate places the probes of objects mapped since it last looked.

@@ -54,6 +54,9 @@ type Provider struct {
 // Name implements provider.Provider.
 func (*Provider) Name() string { return "pid" }
 
+// LoadsLate implements provider.LateLoader.
+func (*Provider) LoadsLate() {}
+
 // Serves implements provider.Family: pid followed by a process ID.
 func (*Provider) Serves(d provider.Desc) bool {
 	_, ok := parsePID(d.Provider)

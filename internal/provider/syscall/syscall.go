@@ -60,9 +60,13 @@ func (p Provider) Probes(d provider.Desc) ([]*provider.Probe, error) {
 	return out, nil
 }
 
-// TypeArgs fills in the argument types of probes from tracefs.
+// TypeArgs implements provider.ArgTyper: argument types from tracefs, for
+// the probes that have none yet.
 func (Provider) TypeArgs(ps []*provider.Probe) {
 	for _, pr := range ps {
+		if pr.Args != nil {
+			continue
+		}
 		proto, err := syscalls.LookupProto(pr.Function)
 		if err != nil {
 			continue

@@ -81,6 +81,14 @@ func (p *Provider) Probes(d provider.Desc) ([]*provider.Probe, error) {
 	return out, nil
 }
 
+// TypeArgs implements provider.ArgTyper: each probe's record and
+// arguments from its format file.
+func (p *Provider) TypeArgs(ps []*provider.Probe) {
+	for _, pr := range ps {
+		_ = p.Type(pr) // a probe whose format cannot be read lists untyped
+	}
+}
+
 // Type fills in a probe's record and arguments from its format file.
 func (p *Provider) Type(pr *provider.Probe) error {
 	if pr.Record != nil {

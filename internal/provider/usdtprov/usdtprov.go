@@ -74,6 +74,9 @@ type class struct {
 // Name implements provider.Provider.
 func (*Provider) Name() string { return "usdt" }
 
+// LoadsLate implements provider.LateLoader.
+func (*Provider) LoadsLate() {}
+
 // Serves implements provider.Family: a provider name ending in a process
 // ID, or a glob (but not "*" alone: that would read every process).
 func (*Provider) Serves(d provider.Desc) bool {
