@@ -10,15 +10,21 @@ all: build
 build:
 	$(GO) build -trimpath -o $(BIN) ./cmd/sonde
 
-# Unit tests (unprivileged) and the privileged end-to-end suite (as root).
+# Packages whose tests need root (their TestMain is testenv.Root): the
+# kernel, tracefs, other processes. The rest need no privilege.
+PRIV    = $(shell $(GO) list -f '{{.ImportPath}} {{join .TestImports " "}} {{join .XTestImports " "}}' ./... | grep 'internal/testenv' | grep -v '^[^ ]*/internal/testenv ' | cut -d' ' -f1)
+UNPRIV  = $(filter-out $(PRIV) %/test,$(shell $(GO) list ./...))
+
+# Unit tests (no privilege needed), then the privileged ones (as root):
+# the packages that talk to the kernel, and the end-to-end suite.
 test: build unit e2e
 
 unit:
 	$(GO) vet $(PKGS)
-	$(GO) test -count=1 $(shell $(GO) list ./... | grep -v /test$$)
+	$(GO) test -count=1 $(UNPRIV)
 
 e2e: build
-	$(GO) test -count=1 ./test/
+	$(GO) test -count=1 $(PRIV) ./test/
 
 lint:
 	gofmt -l . | tee /dev/stderr | (! read -r _)

@@ -7,6 +7,7 @@ package arch
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"os/exec"
 	"strings"
 	"testing"
@@ -66,6 +67,10 @@ func deps(t *testing.T, direct bool) map[string][]string {
 	}
 	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join `+field+` " "}}`, "../../...").Output()
 	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			t.Fatalf("go list: %v\n%s", err, ee.Stderr)
+		}
 		t.Fatalf("go list: %v", err)
 	}
 	m := map[string][]string{}

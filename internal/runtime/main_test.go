@@ -4,8 +4,9 @@ import (
 	"os"
 	"testing"
 
-	"github.com/sonde-trace/sonde/internal/fdleak"
+	"github.com/sonde-trace/sonde/internal/testenv"
 )
 
-// TestMain fails the run when the tests leave a descriptor open.
-func TestMain(m *testing.M) { os.Exit(fdleak.Check(m)) }
+// TestMain runs the tests as root, failing the run when they leave a
+// descriptor open.
+func TestMain(m *testing.M) { os.Exit(testenv.Root(m)) }

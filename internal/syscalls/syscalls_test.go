@@ -3,7 +3,7 @@ package syscalls
 import (
 	"errors"
 	"fmt"
-	"github.com/sonde-trace/sonde/internal/fdleak"
+	"github.com/sonde-trace/sonde/internal/testenv"
 	"os"
 	"runtime"
 	"strings"
@@ -13,7 +13,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	os.Exit(fdleak.Check(m))
+	os.Exit(testenv.Root(m))
 }
 
 func mustTable(t *testing.T, arch string) *Table {

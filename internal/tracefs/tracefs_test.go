@@ -6,7 +6,7 @@ package tracefs
 import (
 	"errors"
 	"fmt"
-	"github.com/sonde-trace/sonde/internal/fdleak"
+	"github.com/sonde-trace/sonde/internal/testenv"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,7 +23,7 @@ func TestMain(m *testing.M) {
 	if os.Getenv(mountHelperEnv) != "" {
 		os.Exit(mountHelper())
 	}
-	os.Exit(fdleak.Check(m))
+	os.Exit(testenv.Root(m))
 }
 
 func mustOpen(t *testing.T) *FS {
