@@ -162,7 +162,7 @@ func testPlan() *plan.Plan {
 // testConsumer consumes p without a kernel: no maps, so aggregation
 // snapshots are empty.
 func testConsumer(p *plan.Plan, sink value.Sink) *Consumer {
-	c := &Consumer{p: p, s: &runtime.Session{Plan: p}, opts: Options{Sink: sink, SystemOut: io.Discard},
+	c := &Consumer{p: p, s: &runtime.Session{Plan: p}, opts: Options{Sink: sink, SystemOut: io.Discard}, syms: shared,
 		printf: map[string]*format.Printf{}, probes: map[uint32]value.Probe{}, normal: map[int]int64{},
 		spec: map[int64][]*value.Firing{}, printed: map[int]bool{}}
 	for id := uint32(1); id < 16; id += 2 {

@@ -131,8 +131,9 @@ func (s *Session) Close() {
 }
 
 // LastLook reads a traced process's address space a last time, as it
-// exits, so that its stacks still read afterwards.
-func LastLook(pid int) { consume.LastLook(pid) }
+// exits, so that its stacks still read afterwards. It is safe to call from
+// another goroutine (the process's tracer).
+func (s *Session) LastLook(pid int) { s.c.LastLook(pid) }
 
 // warnManySites says when the pid or USDT probes enabled are placed at
 // tens of thousands of sites (pid$target::*:entry): every call through one
