@@ -30,13 +30,13 @@ import (
 
 	"github.com/sonde-trace/sonde/internal/analytics"
 	"github.com/sonde-trace/sonde/internal/stats"
-	"github.com/sonde-trace/sonde/internal/store"
 	"github.com/sonde-trace/sonde/internal/tracer"
 )
 
 // Config configures an agent. Zero values take the defaults.
 type Config struct {
-	Store     *store.DB
+	// Store keeps the data and the meta documents: a *store.DB.
+	Store     Store
 	Catalogue *stats.Catalogue
 	// Budget is the share of one CPU that the BPF programs of all
 	// datasets together may take (default 0.05): past it, the dearest
@@ -79,7 +79,7 @@ const (
 // Agent runs datasets and serves analytics.Backend.
 type Agent struct {
 	cfg   Config
-	st    storage
+	st    Store
 	cat   catalogue
 	start starter
 	// checkD checks a user statistic's D (compiles it).
@@ -133,7 +133,7 @@ func logf(cfg Config) func(string, ...any) {
 }
 
 // newAgent is New with its dependencies given.
-func newAgent(cfg Config, st storage, cat catalogue, start starter) (*Agent, error) {
+func newAgent(cfg Config, st Store, cat catalogue, start starter) (*Agent, error) {
 	if cfg.Budget == 0 {
 		cfg.Budget = DefaultBudget
 	}

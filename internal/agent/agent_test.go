@@ -16,7 +16,7 @@ var t0 = time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 
 type rig struct {
 	a   *Agent
-	st  *memStore
+	st  *MemStore
 	k   *kernel
 	clk *clock
 	cat *fakeCat
@@ -24,10 +24,10 @@ type rig struct {
 
 // newRig starts an agent on a fresh (initialised) or given store, at
 // t0+300ms.
-func newRig(t *testing.T, st *memStore, cfg Config) *rig {
+func newRig(t *testing.T, st *MemStore, cfg Config) *rig {
 	t.Helper()
 	if st == nil {
-		st = newMemStore()
+		st = NewMemStore()
 		st.meta[keyInit] = []byte("test")
 	}
 	r := &rig{st: st, k: newKernel(), clk: &clock{t: t0.Add(300 * time.Millisecond)}, cat: &fakeCat{}}
@@ -283,7 +283,7 @@ func TestOpenInMemory(t *testing.T) {
 // A restarted agent keeps its datasets, their states, users' statistics,
 // worksheets and events; the defaults are created on the first start only.
 func TestRestart(t *testing.T) {
-	st := newMemStore()
+	st := NewMemStore()
 	r := newRig(t, st, Config{})
 	var names []string
 	for _, d := range r.a.Datasets() {
@@ -462,7 +462,7 @@ func TestErrors(t *testing.T) {
 // The store's corrupt chunks are reported as events.
 func TestCorruptEvents(t *testing.T) {
 	r := newRig(t, nil, Config{})
-	r.st.corrupt = []string{"chunk 7 of io.ops"}
+	r.st.Corrupted = []string{"chunk 7 of io.ops"}
 	r.second()
 	r.second()
 	n := 0

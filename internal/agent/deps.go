@@ -8,9 +8,8 @@ import (
 	"github.com/sonde-trace/sonde/internal/store"
 )
 
-// storage is what the agent needs of the store (a *store.DB; tests give
-// an in-memory one).
-type storage interface {
+// Store is what the agent needs of the store: a *store.DB, or a MemStore.
+type Store interface {
 	Append(dataset string, s analytics.Second) error
 	Read(dataset string, from, to time.Time, g analytics.Granularity) ([]analytics.Second, error)
 	Last(dataset string) time.Time
@@ -24,7 +23,10 @@ type storage interface {
 	Corrupt() []string
 }
 
-var _ storage = (*store.DB)(nil)
+var (
+	_ Store = (*store.DB)(nil)
+	_ Store = (*MemStore)(nil)
+)
 
 // catalogue is what the agent needs of the statistics catalogue.
 type catalogue interface {

@@ -2,8 +2,6 @@ package agent
 
 import (
 	"errors"
-	"fmt"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -11,102 +9,6 @@ import (
 	"github.com/sonde-trace/sonde/internal/analytics"
 	"github.com/sonde-trace/sonde/internal/stats"
 )
-
-// memStore is an in-memory store with the store's contract.
-type memStore struct {
-	mu      sync.Mutex
-	secs    map[string][]analytics.Second
-	meta    map[string][]byte
-	corrupt []string
-}
-
-func newMemStore() *memStore {
-	return &memStore{secs: map[string][]analytics.Second{}, meta: map[string][]byte{}}
-}
-
-func (m *memStore) Append(ds string, s analytics.Second) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if l := m.secs[ds]; len(l) > 0 && !s.Time.After(l[len(l)-1].Time) {
-		return fmt.Errorf("second %v at or before the last", s.Time)
-	}
-	m.secs[ds] = append(m.secs[ds], s)
-	return nil
-}
-
-func (m *memStore) Read(ds string, from, to time.Time, g analytics.Granularity) ([]analytics.Second, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	var out []analytics.Second
-	for _, s := range m.secs[ds] {
-		if !s.Time.Before(from) && s.Time.Before(to) {
-			out = append(out, s)
-		}
-	}
-	return rollup(out, g), nil
-}
-
-func (m *memStore) Last(ds string) time.Time {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if l := m.secs[ds]; len(l) > 0 {
-		return l[len(l)-1].Time
-	}
-	return time.Time{}
-}
-
-func (m *memStore) Delete(ds string) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	delete(m.secs, ds)
-	return nil
-}
-
-func (m *memStore) Prune(analytics.Granularity, time.Time) error { return nil }
-func (m *memStore) Size(ds string) (int64, int64) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return 0, int64(len(m.secs[ds]))
-}
-
-func (m *memStore) PutMeta(k string, v []byte) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.meta[k] = append([]byte(nil), v...)
-	return nil
-}
-
-func (m *memStore) GetMeta(k string) ([]byte, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.meta[k], nil
-}
-
-func (m *memStore) ListMeta(prefix string) ([]string, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	var out []string
-	for k := range m.meta {
-		if strings.HasPrefix(k, prefix) {
-			out = append(out, k)
-		}
-	}
-	sort.Strings(out)
-	return out, nil
-}
-
-func (m *memStore) DeleteMeta(k string) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	delete(m.meta, k)
-	return nil
-}
-
-func (m *memStore) Corrupt() []string {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return append([]string(nil), m.corrupt...)
-}
 
 // fakeCat is a catalogue of statistics named fake.*: "fake.ops[k]",
 // "fake.lat" (a distribution); "bad.*" fail to plan.
