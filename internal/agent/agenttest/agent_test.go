@@ -295,7 +295,22 @@ func TestDefineErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.a.Create(st.Name+"[key0]", analytics.Open); err != nil {
-		t.Logf("creating from the user statistic: %v", err)
+	name := unique("udd")
+	spec := fmt.Sprintf("%s[execname=%s][execname]", st.Name, name)
+	from := time.Now()
+	d, err := r.a.Create(spec, analytics.Open)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("%q", name); !strings.Contains(d.Program, want) {
+		t.Errorf("the user statistic's drill-down has no predicate on %s:\n%s", want, d.Program)
+	}
+	runDD(t, dd(t, name), 300)
+	settle(t, r.a, spec)
+	if reads, secs := total(t, r.a, spec, from, name); reads < 300 || reads > 300+100 {
+		t.Errorf("%d reads by %s, want 300 (and the dynamic linker's few): %+v", reads, name, secs)
+	}
+	if others, _ := total(t, r.a, spec, from, ""); others != func() int64 { n, _ := total(t, r.a, spec, from, name); return n }() {
+		t.Errorf("the drill-down counted other processes: %d in all", others)
 	}
 }
