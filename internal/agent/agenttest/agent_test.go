@@ -30,34 +30,14 @@ type running struct {
 }
 
 // openStore opens the store in dir.
-func openStore(t *testing.T, dir string) agent.Store {
+func openStore(t *testing.T, dir string) *store.DB {
 	t.Helper()
 	db, err := store.Open(dir, nil)
-	if errors.Is(err, store.ErrNotImplemented) {
-		t.Log("the store is not implemented yet: using one in memory")
-		return memStores.get(dir)
-	}
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
 	return db
-}
-
-var memStores = &mems{m: map[string]*agent.MemStore{}}
-
-type mems struct {
-	mu sync.Mutex
-	m  map[string]*agent.MemStore
-}
-
-func (m *mems) get(dir string) *agent.MemStore {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.m[dir] == nil {
-		m.m[dir] = agent.NewMemStore()
-	}
-	return m.m[dir]
 }
 
 func start(t *testing.T, st agent.Store, cfg agent.Config) *running {
@@ -217,7 +197,8 @@ func TestSuspendResume(t *testing.T) {
 // An agent restarted on the same state keeps its datasets and their data.
 func TestRestart(t *testing.T) {
 	dir := t.TempDir()
-	r := start(t, openStore(t, dir), agent.Config{})
+	db := openStore(t, dir)
+	r := start(t, db, agent.Config{})
 	name := unique("pdd")
 	spec := fmt.Sprintf("syscall.ops[execname=%s][name]", name)
 	from := time.Now()
@@ -230,6 +211,9 @@ func TestRestart(t *testing.T) {
 	runDD(t, dd(t, name), 4321)
 	settle(t, r.a, spec)
 	r.stop()
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
 
 	r2 := start(t, openStore(t, dir), agent.Config{})
 	states := map[string]analytics.State{}
