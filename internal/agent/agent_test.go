@@ -475,3 +475,49 @@ func TestCorruptEvents(t *testing.T) {
 		t.Errorf("%d corrupt-chunk events, want 1", n)
 	}
 }
+
+// A dataset that keeps failing to read is reported once, not every
+// second; aggregation drops are counted across a suspension (each session
+// counts from zero) and reported.
+func TestErrorsAndDropsReported(t *testing.T) {
+	r := newRig(t, nil, Config{})
+	r.create(t, "fake.ops[k]", analytics.Archived)
+	r.k.errs["fake.ops"] = errors.New("map gone")
+	for i := 0; i < 5; i++ {
+		r.second()
+	}
+	n := 0
+	for _, e := range r.a.Events() {
+		if e.Kind == "error" && strings.Contains(e.Message, "map gone") {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d error events for one lasting error, want 1", n)
+	}
+	r.k.errs["fake.ops"] = nil
+	r.k.drops["fake.ops"] = 7
+	r.second()
+	if _, err := r.a.SetState("fake.ops[k]", analytics.Suspended); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.a.SetState("fake.ops[k]", analytics.Archived); err != nil {
+		t.Fatal(err)
+	}
+	r.k.drops["fake.ops"] = 2
+	r.clk.advance(2 * time.Minute)
+	r.second()
+	d, _ := r.a.Dataset("fake.ops[k]")
+	if d.Dropped != 9 {
+		t.Errorf("dropped %d, want 7+2", d.Dropped)
+	}
+	var drops []string
+	for _, e := range r.a.Events() {
+		if e.Kind == "drops" {
+			drops = append(drops, e.Message)
+		}
+	}
+	if len(drops) != 2 || !strings.HasPrefix(drops[0], "7 ") || !strings.HasPrefix(drops[1], "2 ") {
+		t.Errorf("drop events %q, want 7 then 2", drops)
+	}
+}

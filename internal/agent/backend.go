@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net/http"
 	"sort"
@@ -110,6 +111,7 @@ func (a *Agent) Create(spec string, state analytics.State) (analytics.Dataset, e
 	var c collector
 	if state != analytics.Suspended {
 		if c, err = a.run(ds); err != nil {
+			a.startFailed(ds.info.Name, err)
 			return analytics.Dataset{}, err
 		}
 	}
@@ -127,6 +129,18 @@ func (a *Agent) Create(spec string, state analytics.State) (analytics.Dataset, e
 	a.saveDataset(ds)
 	a.event("created", ds.info.Name, "created %s", state)
 	return a.describe(ds), nil
+}
+
+// startFailed records an event for a dataset that could not start for a
+// reason other than the caller's (whose error says it all).
+func (a *Agent) startFailed(name string, err error) {
+	var ae *analytics.Error
+	if errors.As(err, &ae) {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.event("error", name, "the dataset could not start: %v", err)
 }
 
 func (a *Agent) exists(name string) error {

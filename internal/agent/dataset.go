@@ -38,6 +38,8 @@ type dataset struct {
 	lostSeen     uint64
 	lostReported int64
 	lostAt       time.Time
+	// lastErr is the last error reading it, reported once.
+	lastErr string
 }
 
 type costSample struct {
@@ -71,8 +73,12 @@ func (a *Agent) collect(ds *dataset, sec, now time.Time) {
 // (a.mu held).
 func (a *Agent) sample(ds *dataset, now time.Time) []analytics.Row {
 	rows, err := ds.coll.sample(now)
-	if err != nil {
+	switch {
+	case err != nil && err.Error() != ds.lastErr:
 		a.event("error", ds.info.Name, "reading the dataset: %v", err)
+		ds.lastErr = err.Error()
+	case err == nil:
+		ds.lastErr = ""
 	}
 	rows, folded := fold(rows, a.cfg.KeyLimit)
 	ds.info.Overflow += int64(folded)
@@ -133,6 +139,7 @@ func (a *Agent) stop(ds *dataset, now time.Time) collector {
 	}
 	ds.pend = &analytics.Second{Time: sec, Samples: 1, Rows: rows}
 	ds.coll = nil
+	ds.lostSeen = 0 // the next session counts from zero
 	ds.costPrimed, ds.window, ds.share = false, nil, 0
 	ds.info.EventsPerSecond, ds.info.NsPerEvent = 0, 0
 	return c

@@ -66,11 +66,16 @@ type kernel struct {
 	ns      map[string]uint64             // statistic -> BPF time
 	failing map[string]bool
 	live    map[string]int
+	// errs: a statistic whose reading fails; drops: entries its session
+	// could not make (per session, from zero).
+	errs  map[string]error
+	drops map[string]uint64
 }
 
 func newKernel() *kernel {
 	return &kernel{counts: map[string]map[string]int64{}, buckets: map[string]map[string][]int64{},
-		ns: map[string]uint64{}, failing: map[string]bool{}, live: map[string]int{}}
+		ns: map[string]uint64{}, failing: map[string]bool{}, live: map[string]int{},
+		errs: map[string]error{}, drops: map[string]uint64{}}
 }
 
 func (k *kernel) add(stat, key string, n int64) {
@@ -114,6 +119,7 @@ func (k *kernel) start(pl *stats.Plan, _ int) (collector, error) {
 		return nil, errors.New("the kernel refused the program")
 	}
 	k.live[pl.Spec.Statistic]++
+	k.drops[pl.Spec.Statistic] = 0
 	return &fakeColl{k: k, stat: pl.Spec.Statistic, scale: pl.Scale}, nil
 }
 
@@ -140,6 +146,12 @@ func (c *fakeColl) read() []reading {
 
 func (c *fakeColl) prime(time.Time) error { c.d.prime(c.read()); return nil }
 func (c *fakeColl) sample(time.Time) ([]analytics.Row, error) {
+	c.k.mu.Lock()
+	err := c.k.errs[c.stat]
+	c.k.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
 	rows := c.d.next(c.read())
 	for i := range rows {
 		for j := range rows[i].Buckets {
@@ -154,7 +166,11 @@ func (c *fakeColl) cost() (uint64, uint64) {
 	defer c.k.mu.Unlock()
 	return c.k.ns[c.stat] / 100, c.k.ns[c.stat]
 }
-func (c *fakeColl) lost() uint64 { return 0 }
+func (c *fakeColl) lost() uint64 {
+	c.k.mu.Lock()
+	defer c.k.mu.Unlock()
+	return c.k.drops[c.stat]
+}
 func (c *fakeColl) close() {
 	c.k.mu.Lock()
 	defer c.k.mu.Unlock()
