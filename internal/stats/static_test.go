@@ -229,7 +229,7 @@ func TestThisHost(t *testing.T) {
 	checkRows(t, "io.ops[device][op]", h.sample("io.ops[device][op]", steps...),
 		[]analytics.Row{row(289382-289179, "vda", "read"), row(76016-75915+119172-119144, "vda", "write")})
 	checkRows(t, "io.bytes[op=write]", h.sample("io.bytes[op=write]", steps...),
-		[]analytics.Row{row((9931568-9930736+21818624-21818400)*512)})
+		[]analytics.Row{row((9931568 - 9930736 + 21818624 - 21818400) * 512)})
 	for _, spec := range []string{"cpu.utilization", "cpu.utilization[mode][cpu]", "nic.kilobytes[device][direction]",
 		"nic.packets[direction]", "tcp.ops[direction]"} {
 		got := h.sample(spec, steps...)

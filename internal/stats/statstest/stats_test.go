@@ -230,7 +230,9 @@ func want(t *testing.T, spec string, got result, exp result) {
 func TestSyscallOpsExact(t *testing.T) {
 	dd := program(t, "/usr/bin/dd", "stdd")
 	const n = 12345
-	work := func() error { return run(dd, "if=/dev/zero", "of=/dev/null", "bs=1", "count="+strconv.Itoa(n), "status=none") }
+	work := func() error {
+		return run(dd, "if=/dev/zero", "of=/dev/null", "bs=1", "count="+strconv.Itoa(n), "status=none")
+	}
 	spec := "syscall.ops[execname=stdd][name=write]"
 	want(t, spec, collect(t, spec, work), result{"": n})
 	spec = "syscall.ops[execname=stdd][name]"
