@@ -11,7 +11,7 @@ import (
 // 10 ns up is cut into 18 buckets of width 10^m/2 ([1 µs, 1.5 µs),
 // [1.5 µs, 2 µs) ... [9.5 µs, 10 µs)), so a heat map has the same
 // resolution at 1 µs as at 1 s and a bucket is never wider than half its
-// lower bound; 192 buckets of 8 bytes per key and CPU in the kernel, and
+// lower bound; 191 buckets of 8 bytes per key and CPU in the kernel, and
 // only the buckets that counted are kept per second. Finer steps (100)
 // would cost 5 times the memory for a resolution a heat map cannot show.
 var LatencyScale = value.AggParams{Factor: 10, Low: 0, High: 10, Steps: 20}

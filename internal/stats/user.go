@@ -328,6 +328,10 @@ func keyName(k string) string {
 		return x.Name
 	case *ast.SelectorExpr:
 		return x.Sel
+	case *ast.ThisVar:
+		return x.Name
+	case *ast.SelfVar:
+		return x.Name
 	case *ast.CallExpr:
 		if id, ok := x.Fun.(*ast.Ident); ok {
 			return id.Name
