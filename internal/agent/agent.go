@@ -218,8 +218,9 @@ func (a *Agent) sorted() []*dataset {
 	return out
 }
 
-// Close stops every dataset (their data stays) and releases the kernel's
-// run-time statistics. The store is the caller's to close.
+// Close stops every dataset (their data stays), saves their state and
+// releases the kernel's run-time statistics. The store is the caller's to
+// close, after Close.
 func (a *Agent) Close() error {
 	a.mu.Lock()
 	if a.closed {
