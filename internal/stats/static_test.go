@@ -262,3 +262,29 @@ func TestStaticErrors(t *testing.T) {
 		t.Error("no /sys/class/net: no error")
 	}
 }
+
+// BenchmarkDefaults measures what a second of each static default costs
+// the agent: one Plan.Static call on this host's /proc and /sys.
+func BenchmarkDefaults(b *testing.B) {
+	c := New()
+	for _, d := range Defaults() {
+		s, err := Parse(d)
+		if err != nil {
+			b.Fatal(err)
+		}
+		p, err := c.Plan(s)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if p.Static == nil {
+			continue
+		}
+		b.Run(d, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				if _, err := p.Static(time.Now()); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
