@@ -3,6 +3,7 @@
 //
 //	go run ./bench/run          # print the report
 //	go run ./bench/run -write   # and rewrite BENCHMARKS.md
+//	go run ./bench/run -base REF  # and sonde as of git REF, side by side
 //
 // It builds bench/floor (hand-written BPF, the floor), bench/loop (a
 // getppid loop) and bench/hot (a CPU-bound call tree), the last two with
@@ -39,10 +40,11 @@ func main() {
 	timeout := flag.Duration("timeout", 3*time.Minute, "longest wait for a tool to attach, and to exit")
 	only := flag.String("only", "", "measure only this scenario id")
 	skip := flag.String("skip", "", "comma-separated tools not to measure in this run (floor, bpftrace, sonde)")
+	baseRef := flag.String("base", "", "also build cmd/sonde at this git ref and measure it as sonde@REF")
 	flag.Parse()
 
 	opts := options{write: *write, calls: *calls, reps: *reps, cpu: *cpu, sonde: *sonde,
-		config: *config, only: *only, skip: *skip, timeout: *timeout}
+		config: *config, only: *only, skip: *skip, base: *baseRef, timeout: *timeout}
 	if err := run(opts); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
@@ -54,6 +56,7 @@ type options struct {
 	calls, reps, cpu int
 	sonde, config    string
 	only, skip       string
+	base             string // git ref of a second sonde to measure, or ""
 	timeout          time.Duration
 }
 
@@ -109,6 +112,17 @@ func run(o options) error {
 		o.cpu = -1 // not there: leave the loop unpinned
 	}
 	paths, missing := resolve(floor, o.sonde)
+	columns := tools
+	var bs *base
+	if o.base != "" {
+		progress("building sonde at %s in %s", o.base, tmp)
+		if bs, err = buildBase(root, o.base, tmp); err != nil {
+			return err
+		}
+		cfg.addBase(bs.tool())
+		paths[bs.tool()] = bs.path
+		columns = append(append([]string(nil), tools...), bs.tool())
+	}
 	for _, tool := range strings.Split(o.skip, ",") {
 		if tool != "" {
 			missing[tool] = "not measured in this run (-skip)"
@@ -117,14 +131,14 @@ func run(o options) error {
 	}
 	b := &bench{loop: loop, hot: hot, calls: o.calls, reps: o.reps, cpu: o.cpu, paths: paths, timeout: o.timeout, progress: progress}
 
-	rep := &report{cfg: cfg, results: map[string]map[string]*Result{}, missing: missing,
+	rep := &report{cfg: cfg, tools: columns, base: bs, results: map[string]map[string]*Result{}, missing: missing,
 		calls: o.calls, reps: o.reps, started: time.Now(), loadBefore: loadavg()}
 	rep.measureAll(b, o.only, filepath.Base(o.config))
 	rep.took, rep.loadAfter = time.Since(rep.started), loadavg()
 	text := rep.markdown()
 	fmt.Print(text)
 	if o.write {
-		doc := rep.document(machine(paths), text)
+		doc := rep.document(machine(paths, bs), text)
 		// bench/uprobe measures user-level probes on its own and leaves
 		// its section here: kept when this document is rewritten.
 		if up, err := os.ReadFile(filepath.Join(root, "bench", "uprobe", "RESULTS.md")); err == nil {
@@ -149,7 +163,7 @@ func (rep *report) measureAll(b *bench, only, configName string) {
 			rep.measureInTurn(b, s, configName)
 			continue
 		}
-		for _, tool := range tools {
+		for _, tool := range rep.tools {
 			t := rep.runnable(tool, s.ID, configName)
 			if t == nil {
 				continue

@@ -44,7 +44,7 @@ import (
 // spread it over the tools alike.
 func (rep *report) measureInTurn(b *bench, s *Scenario, configName string) {
 	runs := map[string]*ToolRun{}
-	for _, tool := range tools {
+	for _, tool := range rep.tools {
 		if t := rep.runnable(tool, s.ID, configName); t != nil {
 			rep.results[s.ID][tool] = &Result{}
 			runs[tool] = t
@@ -52,7 +52,7 @@ func (rep *report) measureInTurn(b *bench, s *Scenario, configName string) {
 	}
 	for i, more := 0, true; more; i++ {
 		more = false
-		for _, tool := range tools {
+		for _, tool := range rep.tools {
 			t, r := runs[tool], rep.results[s.ID][tool]
 			starts := s.Starts
 			if t != nil && t.Starts > 0 {
