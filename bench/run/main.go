@@ -152,14 +152,17 @@ func run(o options) error {
 	return nil
 }
 
-// measureAll measures every tool on every scenario (or on only one).
+// measureAll measures every tool on every scenario (or on only one). The
+// tools take turns on the profile scenario, and on every scenario when a
+// base sonde is measured (-base), so that sonde and its base are measured
+// under the same load.
 func (rep *report) measureAll(b *bench, only, configName string) {
 	for _, s := range rep.cfg.Scenarios {
 		if only != "" && s.ID != only {
 			continue
 		}
 		rep.results[s.ID] = map[string]*Result{}
-		if s.Profile {
+		if s.Profile || rep.base != nil {
 			rep.measureInTurn(b, s, configName)
 			continue
 		}
@@ -173,6 +176,40 @@ func (rep *report) measureAll(b *bench, only, configName string) {
 				b.progress("%s %s failed: %s", tool, s.ID, r.Failed)
 			}
 			rep.results[s.ID][tool] = r
+		}
+	}
+}
+
+// measureInTurn measures every tool on a scenario, the tools taking turns
+// start by start: other work on the machine changes the number of stacks
+// sampled, and so the cost of printing them, and the time to attach, and
+// turns spread it over the tools alike. Where the scenario measures
+// overhead, each tool's untraced loop runs before each of its starts and
+// once more after its last, as in measure.
+func (rep *report) measureInTurn(b *bench, s *Scenario, configName string) {
+	runs := map[string]*ToolRun{}
+	for _, tool := range rep.tools {
+		if t := rep.runnable(tool, s.ID, configName); t != nil {
+			rep.results[s.ID][tool] = &Result{}
+			runs[tool] = t
+		}
+	}
+	for i, more := 0, true; more; i++ {
+		more = false
+		for _, tool := range rep.tools {
+			t, r := runs[tool], rep.results[s.ID][tool]
+			if t == nil || r.Failed != "" || i >= starts(s, t) {
+				continue
+			}
+			more = true
+			if b.start(s, t, r, i); r.Failed != "" {
+				b.progress("%s %s failed: %s", tool, s.ID, r.Failed)
+			}
+		}
+	}
+	for _, tool := range rep.tools {
+		if runs[tool] != nil {
+			b.finish(s, rep.results[s.ID][tool])
 		}
 	}
 }

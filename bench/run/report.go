@@ -366,7 +366,7 @@ The numbers:
 
 Start-up, exit, RSS and the profile numbers are medians over the starts
 (S = 3, and 5 for the profile program, except where the notes say
-otherwise). The starts of the profile program take turns between the
+otherwise). The starts of ` + rep.turns() + ` take turns between the
 tools (` + strings.Join(rep.tools, ", ") + `, ` + rep.tools[0] + ` ...), so that other work on the
 machine falls on them alike.
 
@@ -394,6 +394,15 @@ func (rep *report) count() string {
 		return w[len(rep.tools)]
 	}
 	return strconv.Itoa(len(rep.tools))
+}
+
+// turns says which programs' starts take turns between the tools: the
+// profile program's, and every program's when there is a base (main.go).
+func (rep *report) turns() string {
+	if rep.base == nil {
+		return "the profile program"
+	}
+	return "every program"
 }
 
 // describeBase is the base's entry in the list of tools, if there is one.
