@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -47,7 +48,8 @@ type Consumer struct {
 	opts   Options
 	rd     *ringbuf.Reader
 	printf map[string]*format.Printf
-	probes map[uint32]value.Probe
+	// probes are the plan's probes by ID, to name those records come from
+	probes []*probe.Probe
 	syms   Symbols
 	// Exited is set once an exit() record has been consumed.
 	Exited   bool
@@ -84,7 +86,7 @@ func New(s *runtime.Session, opts Options) (*Consumer, error) {
 		opts.Symbols.Users = shared.Users
 	}
 	c := &Consumer{p: s.Plan, s: s, opts: opts, rd: rd, syms: opts.Symbols, printf: map[string]*format.Printf{},
-		probes: map[uint32]value.Probe{}, normal: map[int]int64{}, spec: map[int64][]*value.Firing{},
+		normal: map[int]int64{}, spec: map[int64][]*value.Firing{},
 		printed: map[int]bool{}, watched: map[int]bool{}}
 	c.AddProbes(s.Plan.Probes)
 	return c, nil
@@ -179,14 +181,17 @@ func (c *Consumer) handle(b []byte) {
 // AddProbes names the probes of a plan's records: the session's, and
 // those of plans compiled again later (libraries a process loads).
 func (c *Consumer) AddProbes(ps []*probe.Probe) {
-	for _, p := range ps {
-		c.probes[p.ID] = value.Probe{ID: p.ID, Provider: p.Provider, Module: p.Module, Function: p.Function, Name: p.Name}
-	}
+	c.probes = append(c.probes, ps...)
+	sort.SliceStable(c.probes, func(i, j int) bool { return c.probes[i].ID < c.probes[j].ID })
+	// A plan compiled again holds the probes of the last one too.
+	c.probes = slices.CompactFunc(c.probes, func(a, b *probe.Probe) bool { return a.ID == b.ID })
 }
 
 func (c *Consumer) probeOf(id uint32) value.Probe {
-	if p, ok := c.probes[id]; ok {
-		return p
+	i := sort.Search(len(c.probes), func(i int) bool { return c.probes[i].ID >= id })
+	if i < len(c.probes) && c.probes[i].ID == id {
+		p := c.probes[i]
+		return value.Probe{ID: p.ID, Provider: p.Provider, Module: p.Module, Function: p.Function, Name: p.Name}
 	}
 	return value.Probe{ID: id}
 }
