@@ -1,11 +1,14 @@
 package store
 
 import (
+	"bytes"
 	"encoding/binary"
 	"hash/crc32"
 	"slices"
 	"time"
 
+	"github.com/klauspost/compress/fse"
+	"github.com/klauspost/compress/huff0"
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/sonde-trace/sonde/internal/analytics"
@@ -38,6 +41,18 @@ const (
 	chunkVersion = 1
 	codecRaw     = 0
 	codecZstd    = 1
+	codecHuff    = 2
+	codecFSE     = 3
+)
+
+// The body's sections, each compressed on its own.
+const (
+	secMeta = iota
+	secValues
+	secSizes
+	secPositions
+	secCounts
+	numSections
 )
 
 // Value column modes.
@@ -74,19 +89,42 @@ func (c *codec) close() {
 // encodeChunk encodes intervals (sorted, canonical rows, all in the window
 // starting at start, on multiples of step seconds).
 func (c *codec) encodeChunk(start, step int64, ivs []analytics.Second) []byte {
-	body := encodeBody(start, step, ivs)
-	codecID, payload := byte(codecRaw), body
-	if z := c.enc.EncodeAll(body, nil); len(z) < len(body) {
-		codecID, payload = codecZstd, z
-	}
-	out := make([]byte, 5, 6+binary.MaxVarintLen64+len(payload))
+	out := make([]byte, 5, 256)
 	out[0] = chunkVersion
-	out = append(out, codecID)
-	out = binary.AppendUvarint(out, uint64(len(body)))
-	out = append(out, payload...)
+	secs := encodeBody(start, step, ivs)
+	out = binary.AppendUvarint(out, uint64(len(secs)))
+	for _, sec := range secs {
+		out = c.appendSection(out, sec)
+	}
 	binary.LittleEndian.PutUint32(out[1:], crc32.Checksum(out[5:], castagnoli))
 	return out
 }
+
+// appendSection appends a section compressed by whichever codec makes it
+// shortest: codec byte, uvarint raw length, uvarint length, bytes.
+func (c *codec) appendSection(out, sec []byte) []byte {
+	codecID, payload := byte(codecRaw), sec
+	try := func(id byte, enc []byte, err error) {
+		if err == nil && len(enc) < len(payload) {
+			codecID, payload = id, enc
+		}
+	}
+	try(codecZstd, c.enc.EncodeAll(sec, nil), nil)
+	if len(sec) <= entropyMax {
+		enc, _, err := huff0.Compress1X(sec, &huff0.Scratch{})
+		try(codecHuff, bytes.Clone(enc), err)
+		enc, err = fse.Compress(sec, &fse.Scratch{})
+		try(codecFSE, bytes.Clone(enc), err)
+	}
+	out = append(out, codecID)
+	out = binary.AppendUvarint(out, uint64(len(sec)))
+	out = binary.AppendUvarint(out, uint64(len(payload)))
+	return append(out, payload...)
+}
+
+// entropyMax bounds the sections the entropy coders take (their block
+// size).
+const entropyMax = 64 << 10
 
 // decodeChunk checks and decodes a chunk; a bad checksum or structure is
 // errCorrupt.
@@ -94,26 +132,52 @@ func (c *codec) decodeChunk(start, step int64, b []byte) ([]analytics.Second, er
 	if len(b) < 6 || b[0] != chunkVersion || binary.LittleEndian.Uint32(b[1:]) != crc32.Checksum(b[5:], castagnoli) {
 		return nil, errCorrupt
 	}
-	r := &reader{b: b[6:]}
-	n := r.uvarint()
-	if r.err != nil || n > 1<<30 {
-		return nil, errCorrupt
-	}
-	body := r.b
-	switch b[5] {
-	case codecRaw:
-	case codecZstd:
-		var err error
-		if body, err = c.dec.DecodeAll(r.b, make([]byte, 0, n)); err != nil {
+	r := &reader{b: b[5:]}
+	n := r.count()
+	secs := make([][]byte, n)
+	for i := range secs {
+		id := r.byte()
+		raw := r.uvarint()
+		payload := r.bytes(r.count())
+		if r.err != nil || raw > 1<<30 {
 			return nil, errCorrupt
 		}
-	default:
+		sec, err := c.decodeSection(id, int(raw), payload)
+		if err != nil || len(sec) != int(raw) {
+			return nil, errCorrupt
+		}
+		secs[i] = sec
+	}
+	if len(r.b) != 0 || len(secs) != numSections {
 		return nil, errCorrupt
 	}
-	if uint64(len(body)) != n {
-		return nil, errCorrupt
+	return decodeBody(start, step, secs)
+}
+
+func (c *codec) decodeSection(id byte, raw int, payload []byte) ([]byte, error) {
+	switch id {
+	case codecRaw:
+		return payload, nil
+	case codecZstd:
+		return c.dec.DecodeAll(payload, make([]byte, 0, raw))
+	case codecHuff:
+		if raw > entropyMax {
+			return nil, errCorrupt
+		}
+		s, rest, err := huff0.ReadTable(payload, &huff0.Scratch{MaxDecodedSize: raw})
+		if err != nil {
+			return nil, err
+		}
+		out, err := s.Decompress1X(rest)
+		return bytes.Clone(out), err
+	case codecFSE:
+		if raw > entropyMax {
+			return nil, errCorrupt
+		}
+		out, err := fse.Decompress(payload, &fse.Scratch{DecompressLimit: raw})
+		return bytes.Clone(out), err
 	}
-	return decodeBody(start, step, body)
+	return nil, errCorrupt
 }
 
 // column is a key's data across a chunk's intervals.
@@ -123,7 +187,9 @@ type column struct {
 	rows    []analytics.Row // one per present interval
 }
 
-func encodeBody(start, step int64, ivs []analytics.Second) []byte {
+// encodeBody encodes intervals into the body's sections.
+func encodeBody(start, step int64, ivs []analytics.Second) [][]byte {
+	secs := make([][]byte, numSections)
 	b := binary.AppendUvarint(nil, uint64(len(ivs)))
 	b = appendTimes(b, start, step, ivs)
 	cols, table := columns(ivs)
@@ -142,13 +208,14 @@ func encodeBody(start, step int64, ivs []analytics.Second) []byte {
 	for _, c := range cols {
 		b = appendRuns(b, c.present)
 	}
+	secs[secMeta] = b
 	for _, c := range cols {
-		b = appendValues(b, c.rows)
+		secs[secValues] = appendValues(secs[secValues], c.rows)
 	}
 	if len(table) > 0 {
-		b = appendBuckets(b, cols, table)
+		appendBuckets(secs, cols, table)
 	}
-	return b
+	return secs
 }
 
 func appendTimes(b []byte, start, step int64, ivs []analytics.Second) []byte {
@@ -263,46 +330,69 @@ func bucketSum(bs []analytics.Bucket) int64 {
 	return s
 }
 
-func appendBuckets(b []byte, cols []*column, table []analytics.Bucket) []byte {
+// appendBuckets writes the rows' buckets. A row whose buckets are all
+// nonzero and fill most of their range is dense: its first position and
+// span, then a count for every position of the span (0 where it has no
+// bucket); another lists its positions. The counts are range coded
+// (rc.go).
+func appendBuckets(secs [][]byte, cols []*column, table []analytics.Bucket) {
 	pos := make(map[analytics.Bucket]int, len(table))
 	for i, t := range table {
 		pos[t] = i
 	}
 	place := func(k analytics.Bucket) int { k.Count = 0; return pos[k] }
-	for _, c := range cols {
-		for _, r := range c.rows {
-			b = binary.AppendUvarint(b, uint64(len(r.Buckets)))
-		}
-	}
+	enc := newRCEncoder()
+	count := enc.count
 	for _, c := range cols {
 		first := 0
 		for _, r := range c.rows {
-			for j, k := range r.Buckets {
-				p := place(k)
-				if j == 0 {
-					b = binary.AppendVarint(b, int64(p-first))
-					first = p
-				} else {
-					b = binary.AppendUvarint(b, uint64(p-place(r.Buckets[j-1])-1))
+			enc.startRow()
+			nb := len(r.Buckets)
+			if nb == 0 {
+				secs[secSizes] = append(secs[secSizes], 0)
+				continue
+			}
+			lo, hi := place(r.Buckets[0]), place(r.Buckets[nb-1])
+			secs[secPositions] = binary.AppendVarint(secs[secPositions], int64(lo-first))
+			first = lo
+			if span := hi - lo + 1; dense(r.Buckets, span) {
+				secs[secSizes] = binary.AppendUvarint(secs[secSizes], uint64(span)<<1|1)
+				j := 0
+				for p := lo; p <= hi; p++ {
+					if place(r.Buckets[j]) == p {
+						count(r.Buckets[j].Count)
+						j++
+					} else {
+						count(0)
+					}
 				}
+				continue
+			}
+			secs[secSizes] = binary.AppendUvarint(secs[secSizes], uint64(nb)<<1)
+			for j, k := range r.Buckets {
+				if j > 0 {
+					secs[secPositions] = binary.AppendUvarint(secs[secPositions], uint64(place(k)-place(r.Buckets[j-1])-1))
+				}
+				count(k.Count)
 			}
 		}
 	}
-	for _, c := range cols {
-		last := make([]int64, len(table))
-		for _, r := range c.rows {
-			for _, k := range r.Buckets {
-				p := place(k)
-				b = binary.AppendVarint(b, k.Count-last[p])
-				last[p] = k.Count
-			}
-		}
-	}
-	return b
+	secs[secCounts] = enc.finish()
 }
 
-func decodeBody(start, step int64, body []byte) ([]analytics.Second, error) {
-	r := &reader{b: body}
+// dense says whether a row's buckets are better written as a span: all
+// nonzero (a zero count in a span means no bucket), filling most of it.
+func dense(bs []analytics.Bucket, span int) bool {
+	for _, k := range bs {
+		if k.Count == 0 {
+			return false
+		}
+	}
+	return span <= 2*len(bs)+2
+}
+
+func decodeBody(start, step int64, secs [][]byte) ([]analytics.Second, error) {
+	r := &reader{b: secs[secMeta]}
 	n := r.count()
 	ivs := make([]analytics.Second, n)
 	var prev, delta int64
@@ -330,14 +420,19 @@ func decodeBody(start, step int64, body []byte) ([]analytics.Second, error) {
 	for _, c := range cols {
 		readRuns(r, c.present)
 	}
+	vr := &reader{b: secs[secValues]}
 	for _, c := range cols {
-		readValues(r, c)
+		readValues(vr, c)
 	}
+	br := [numSections]*reader{secSizes: {b: secs[secSizes]}, secPositions: {b: secs[secPositions]},
+		secCounts: {b: secs[secCounts]}}
 	if len(table) > 0 {
-		readBuckets(r, cols, table)
+		readBuckets(br, cols, table)
 	}
-	if r.err != nil || len(r.b) != 0 {
-		return nil, errCorrupt
+	for _, x := range []*reader{r, vr, br[secSizes], br[secPositions], br[secCounts]} {
+		if x.err != nil || len(x.b) != 0 {
+			return nil, errCorrupt
+		}
 	}
 	for _, c := range cols {
 		j := 0
@@ -415,46 +510,59 @@ func readValues(r *reader, c *column) {
 	}
 }
 
-func readBuckets(r *reader, cols []*column, table []analytics.Bucket) {
+func readBuckets(br [numSections]*reader, cols []*column, table []analytics.Bucket) {
+	sizes, positions := br[secSizes], br[secPositions]
+	dec := newRCDecoder(br[secCounts].b)
+	br[secCounts].b = nil
+	count := dec.count
+	defer func() {
+		if dec.overrun > 0 {
+			positions.err = errCorrupt
+		}
+	}()
 	for _, c := range cols {
-		for i := range c.rows {
-			if nb := r.count(); nb > 0 {
-				c.rows[i].Buckets = make([]analytics.Bucket, nb)
-			}
-		}
-	}
-	pos := make([][]int, len(cols))
-	for ci, c := range cols {
 		first := 0
-		for _, row := range c.rows {
-			p := 0
-			for j := range row.Buckets {
-				if j == 0 {
-					p = first + int(r.varint())
-					first = p
-				} else {
-					p += 1 + int(r.uvarint())
-				}
-				if p < 0 || p >= len(table) {
-					r.err = errCorrupt
-					return
-				}
-				row.Buckets[j] = table[p]
-				pos[ci] = append(pos[ci], p)
-			}
-		}
-	}
-	for ci, c := range cols {
-		last := make([]int64, len(table))
-		at := 0
 		for i := range c.rows {
-			for j := range c.rows[i].Buckets {
-				p := pos[ci][at]
-				at++
-				c.rows[i].Buckets[j].Count = last[p] + r.varint()
-				last[p] = c.rows[i].Buckets[j].Count
+			dec.startRow()
+			size := sizes.uvarint()
+			n := size >> 1
+			if n > uint64(len(table)) {
+				sizes.err = errCorrupt
+				return
 			}
-			c.rows[i].Value += bucketSum(c.rows[i].Buckets)
+			if n == 0 {
+				continue
+			}
+			row := &c.rows[i]
+			p := first + int(positions.varint())
+			first = p
+			if p < 0 || p+int(n) > len(table) {
+				positions.err = errCorrupt
+				return
+			}
+			if size&1 == 1 {
+				for q := p; q < p+int(n); q++ {
+					if v := count(); v != 0 {
+						k := table[q]
+						k.Count = v
+						row.Buckets = append(row.Buckets, k)
+					}
+				}
+			} else {
+				row.Buckets = make([]analytics.Bucket, n)
+				for j := range row.Buckets {
+					if j > 0 {
+						p += 1 + int(positions.uvarint())
+					}
+					if p >= len(table) {
+						positions.err = errCorrupt
+						return
+					}
+					row.Buckets[j] = table[p]
+					row.Buckets[j].Count = count()
+				}
+			}
+			row.Value += bucketSum(row.Buckets)
 		}
 	}
 }

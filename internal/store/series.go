@@ -43,7 +43,7 @@ type series struct {
 	name   string
 	last   int64 // its last second
 	open   [3]openChunk
-	ondisk int64
+	ondisk [3]int64 // each tier's
 }
 
 // openChunk is a tier's current window: its head records, as stored.
@@ -159,7 +159,7 @@ func (db *DB) load() error {
 				return nil
 			}
 			s := db.seriesFor(name)
-			s.ondisk += int64(len(k) + len(v))
+			s.ondisk[ti] += int64(len(k) + len(v))
 			if _, _, err := decodeHead(v); err != nil {
 				db.reportCorrupt(name, ti, "head", t)
 				return nil
@@ -180,8 +180,8 @@ func (db *DB) load() error {
 			}
 		}
 		return tx.Bucket(bucketChunks).ForEach(func(k, v []byte) error {
-			if name, _, _, ok := parseKey(k); ok {
-				db.seriesFor(name).ondisk += int64(len(k) + len(v))
+			if name, ti, _, ok := parseKey(k); ok {
+				db.seriesFor(name).ondisk[ti] += int64(len(k) + len(v))
 			}
 			return nil
 		})
@@ -209,7 +209,7 @@ func (db *DB) appendTx(tx *bolt.Tx, s *series, t int64, rows []analytics.Row) er
 		it := floorTo(t, tr.step)
 		win := floorTo(it, tr.span)
 		if len(oc.times) > 0 && oc.window != win {
-			if err := db.closeChunk(tx, s, ti); err != nil {
+			if err := db.closeChunk(tx, s, ti, false); err != nil {
 				return err
 			}
 		}
@@ -234,7 +234,7 @@ func (db *DB) appendTx(tx *bolt.Tx, s *series, t int64, rows []analytics.Row) er
 			oc.heads = append(oc.heads, v)
 		}
 		oc.bytes += size
-		s.ondisk += size
+		s.ondisk[ti] += size
 		if ti > 0 {
 			oc.pending = &analytics.Second{Time: time.Unix(it, 0).UTC(), Samples: samples, Rows: sum}
 		}
@@ -244,20 +244,49 @@ func (db *DB) appendTx(tx *bolt.Tx, s *series, t int64, rows []analytics.Row) er
 }
 
 // closeChunk encodes a tier's open chunk into one chunk and deletes its
-// head records.
-func (db *DB) closeChunk(tx *bolt.Tx, s *series, ti int) error {
+// head records; with keepLast, its last interval stays open.
+func (db *DB) closeChunk(tx *bolt.Tx, s *series, ti int, keepLast bool) error {
 	oc := &s.open[ti]
-	ivs := db.decodeHeads(s.name, ti, oc, -1<<63, 1<<63-1)
+	n := len(oc.times)
+	if keepLast {
+		n--
+	}
+	if n <= 0 {
+		return nil
+	}
+	ivs := db.decodeHeads(s.name, ti, oc, -1<<63, oc.times[n-1]+1)
+	// A window flushed before (Flush) is extended.
+	if old := tx.Bucket(bucketChunks).Get(recKey(s.name, ti, oc.window)); old != nil && len(ivs) > 0 {
+		prev, err := db.codec.decodeChunk(oc.window, db.tiers[ti].step, old)
+		if err != nil {
+			db.reportCorrupt(s.name, ti, "chunk", oc.window)
+		}
+		ivs = append(prev, ivs...)
+	}
 	if len(ivs) > 0 {
 		if err := db.putChunk(tx, s, ti, oc.window, ivs); err != nil {
 			return err
 		}
 	}
-	if err := deletePrefix(tx.Bucket(bucketHeads), tierPrefix(s.name, ti)); err != nil {
-		return err
+	if !keepLast {
+		if err := deletePrefix(tx.Bucket(bucketHeads), tierPrefix(s.name, ti)); err != nil {
+			return err
+		}
+		s.ondisk[ti] -= oc.bytes
+		*oc = openChunk{}
+		return nil
 	}
-	s.ondisk -= oc.bytes
-	*oc = openChunk{}
+	heads := tx.Bucket(bucketHeads)
+	for i := 0; i < n; i++ {
+		k := recKey(s.name, ti, oc.times[i])
+		if err := heads.Delete(k); err != nil {
+			return err
+		}
+		size := int64(len(k) + len(oc.heads[i]))
+		oc.bytes -= size
+		s.ondisk[ti] -= size
+	}
+	oc.times, oc.heads = oc.times[n:], oc.heads[n:]
 	return nil
 }
 
@@ -266,10 +295,10 @@ func (db *DB) putChunk(tx *bolt.Tx, s *series, ti int, win int64, ivs []analytic
 	chunks := tx.Bucket(bucketChunks)
 	k := recKey(s.name, ti, win)
 	if old := chunks.Get(k); old != nil {
-		s.ondisk -= int64(len(k) + len(old))
+		s.ondisk[ti] -= int64(len(k) + len(old))
 	}
 	v := db.codec.encodeChunk(win, db.tiers[ti].step, ivs)
-	s.ondisk += int64(len(k) + len(v))
+	s.ondisk[ti] += int64(len(k) + len(v))
 	return chunks.Put(k, v)
 }
 
@@ -365,7 +394,7 @@ func (db *DB) pruneTier(tx *bolt.Tx, s *series, ti int, cut int64, exact bool) e
 			}
 			continue
 		}
-		s.ondisk -= int64(len(o.k) + len(chunks.Get(o.k)))
+		s.ondisk[ti] -= int64(len(o.k) + len(chunks.Get(o.k)))
 		if err := chunks.Delete(o.k); err != nil {
 			return err
 		}
@@ -392,7 +421,7 @@ func (db *DB) trimChunk(tx *bolt.Tx, s *series, ti int, win int64, cut int64) er
 		i++
 	}
 	if i == len(ivs) {
-		s.ondisk -= int64(len(k) + len(v))
+		s.ondisk[ti] -= int64(len(k) + len(v))
 		return tx.Bucket(bucketChunks).Delete(k)
 	}
 	return db.putChunk(tx, s, ti, win, ivs[i:])
@@ -410,7 +439,7 @@ func (db *DB) trimOpen(tx *bolt.Tx, s *series, ti int, cut int64) error {
 		}
 		size := int64(len(k) + len(oc.heads[i]))
 		oc.bytes -= size
-		s.ondisk -= size
+		s.ondisk[ti] -= size
 		i++
 	}
 	if i == len(oc.times) {
@@ -446,11 +475,11 @@ func (db *DB) enforceCap(tx *bolt.Tx) error {
 	}
 	chunks := tx.Bucket(bucketChunks)
 	for db.total() > db.opts.MaxBytes {
-		s, k := db.oldestChunk(tx)
+		s, ti, k := db.oldestChunk(tx)
 		if k == nil {
 			return nil
 		}
-		s.ondisk -= int64(len(k) + len(chunks.Get(k)))
+		s.ondisk[ti] -= int64(len(k) + len(chunks.Get(k)))
 		if err := chunks.Delete(k); err != nil {
 			return err
 		}
@@ -459,7 +488,7 @@ func (db *DB) enforceCap(tx *bolt.Tx) error {
 }
 
 // oldestChunk finds the oldest chunk of the finest tier that has one.
-func (db *DB) oldestChunk(tx *bolt.Tx) (*series, []byte) {
+func (db *DB) oldestChunk(tx *bolt.Tx) (*series, int, []byte) {
 	c := tx.Bucket(bucketChunks).Cursor()
 	for ti := range db.tiers {
 		var best *series
@@ -477,8 +506,8 @@ func (db *DB) oldestChunk(tx *bolt.Tx) (*series, []byte) {
 			}
 		}
 		if best != nil {
-			return best, bestKey
+			return best, ti, bestKey
 		}
 	}
-	return nil, nil
+	return nil, 0, nil
 }

@@ -40,6 +40,7 @@ type Options struct {
 	// Retention of each tier: defaults 7 days of seconds, 14 days of
 	// minutes, 90 days of hours; a coarser tier never keeps less than a
 	// finer one.
+	//lint:ignore ST1011 the tiers' names: retention of seconds, minutes, hours
 	Seconds, Minutes, Hours time.Duration
 	// MaxBytes caps the store on disk (0: no cap); past it the oldest
 	// data of the finest tier goes first.
@@ -56,12 +57,8 @@ type Options struct {
 	spans [3]int64
 }
 
-// Default retentions.
-const (
-	DefaultSeconds = 7 * 24 * time.Hour
-	DefaultMinutes = 14 * 24 * time.Hour
-	DefaultHours   = 90 * 24 * time.Hour
-)
+// defaultKeep is each tier's retention by default.
+var defaultKeep = [3]time.Duration{7 * 24 * time.Hour, 14 * 24 * time.Hour, 90 * 24 * time.Hour}
 
 // Sample is one dataset's second, for AppendBatch.
 type Sample struct {
@@ -130,11 +127,10 @@ func Open(dir string, opts *Options) (*DB, error) {
 // as long as a finer one.
 func retentions(o Options) [3]int64 {
 	keep := [3]time.Duration{o.Seconds, o.Minutes, o.Hours}
-	defaults := [3]time.Duration{DefaultSeconds, DefaultMinutes, DefaultHours}
 	var out [3]int64
 	for i := range keep {
 		if keep[i] <= 0 {
-			keep[i] = defaults[i]
+			keep[i] = defaultKeep[i]
 		}
 		if i > 0 && keep[i] < keep[i-1] {
 			keep[i] = keep[i-1]
@@ -173,9 +169,9 @@ func (db *DB) Append(dataset string, s analytics.Second) error {
 	return db.AppendBatch([]Sample{{Dataset: dataset, Second: s}})
 }
 
-// AppendBatch appends one second of each of several datasets in one
-// commit: durable, all or nothing, when it returns. A dataset may appear
-// once.
+// AppendBatch appends seconds of several datasets in one commit:
+// durable, all or nothing, when it returns. A dataset may appear more
+// than once, its seconds in time order (an import or a backfill).
 func (db *DB) AppendBatch(batch []Sample) error {
 	type prepared struct {
 		ser  string
@@ -183,15 +179,15 @@ func (db *DB) AppendBatch(batch []Sample) error {
 		rows []analytics.Row
 	}
 	todo := make([]prepared, 0, len(batch))
-	seen := map[string]bool{}
+	seen := map[string]int64{}
 	for _, b := range batch {
 		if err := checkName(b.Dataset); err != nil {
 			return err
 		}
-		if seen[b.Dataset] {
-			return fmt.Errorf("store: dataset %q twice in one batch", b.Dataset)
+		if t, ok := seen[b.Dataset]; ok && b.Second.Time.Unix() <= t {
+			return fmt.Errorf("store: %s: seconds out of order in a batch", b.Dataset)
 		}
-		seen[b.Dataset] = true
+		seen[b.Dataset] = b.Second.Time.Unix()
 		rows, err := normalize(b.Second.Rows)
 		if err != nil {
 			return fmt.Errorf("store: %s: %w", b.Dataset, err)
@@ -391,8 +387,50 @@ func (db *DB) Size(dataset string) (incore, ondisk int64) {
 	}
 	for i := range s.open {
 		incore += s.open[i].bytes
+		ondisk += s.ondisk[i]
 	}
-	return incore, s.ondisk
+	return incore, ondisk
+}
+
+// TierSize is Size for one tier.
+func (db *DB) TierSize(dataset string, g analytics.Granularity) (incore, ondisk int64) {
+	ti, err := tierIndex(g)
+	if err != nil {
+		return 0, 0
+	}
+	db.mu.RLock()
+	defer db.mu.RUnlock()
+	if s := db.series[dataset]; s != nil {
+		return s.open[ti].bytes, s.ondisk[ti]
+	}
+	return 0, 0
+}
+
+// Flush encodes every open chunk into its compressed chunk now, rather
+// than when its window ends (appends that follow in the same window
+// extend it). Nothing needs it for durability; it makes the on-disk size
+// the compressed one, for measurements.
+func (db *DB) Flush() error {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	if db.closed {
+		return errClosed
+	}
+	return db.update(func(tx *bolt.Tx) error {
+		for _, s := range db.series {
+			for ti := range s.open {
+				if len(s.open[ti].times) == 0 {
+					continue
+				}
+				// The open minute or hour is still being summed: it
+				// stays a head record.
+				if err := db.closeChunk(tx, s, ti, ti > 0); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
 }
 
 // DiskBytes is what the disk cap counts: all datasets' on-disk bytes.
@@ -405,7 +443,9 @@ func (db *DB) DiskBytes() int64 {
 func (db *DB) total() int64 {
 	var n int64
 	for _, s := range db.series {
-		n += s.ondisk
+		for _, b := range s.ondisk {
+			n += b
+		}
 	}
 	return n
 }

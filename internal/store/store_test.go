@@ -192,6 +192,35 @@ func TestRoundTrip(t *testing.T) {
 	for name := range generators {
 		checkSeconds(t, db, name, 0, n+50)
 	}
+	// Flush in the middle of windows; appends extend the flushed chunks.
+	if err := db.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	for name := range generators {
+		if in, _ := db.TierSize(name, analytics.PerSecond); in != 0 {
+			t.Errorf("%s: %d bytes in core after Flush", name, in)
+		}
+	}
+	fill(t, db, n+50, n+200)
+	for name := range generators {
+		checkSeconds(t, db, name, 0, n+200)
+		checkRollups(t, db, name, 0, n+200, (n+200+59)/60)
+	}
+}
+
+// TestBatch appends many seconds of a dataset in one commit.
+func TestBatch(t *testing.T) {
+	db := open(t, t.TempDir(), testOptions())
+	defer db.Close()
+	var batch []Sample
+	for i := range 1000 {
+		batch = append(batch, Sample{Dataset: "syscall.latency", Second: latency(i)})
+	}
+	if err := db.AppendBatch(batch); err != nil {
+		t.Fatal(err)
+	}
+	checkSeconds(t, db, "syscall.latency", 0, 1000)
+	checkRollups(t, db, "syscall.latency", 0, 1000, 17)
 }
 
 func TestAppendErrors(t *testing.T) {
@@ -212,9 +241,12 @@ func TestAppendErrors(t *testing.T) {
 	if err := db.Append("bad\x00name", analytics.Second{Time: sec(11)}); err == nil {
 		t.Error("a name with NUL: no error")
 	}
-	batch := []Sample{{Dataset: "b", Second: analytics.Second{Time: sec(1)}}, {Dataset: "b", Second: analytics.Second{Time: sec(2)}}}
+	batch := []Sample{{Dataset: "b", Second: analytics.Second{Time: sec(2)}}, {Dataset: "b", Second: analytics.Second{Time: sec(1)}}}
 	if err := db.AppendBatch(batch); err == nil {
-		t.Error("a dataset twice in a batch: no error")
+		t.Error("a batch out of order: no error")
+	}
+	if got := db.Datasets(); !slices.Equal(got, []string{"a"}) {
+		t.Errorf("a failed batch left datasets %v", got)
 	}
 }
 
@@ -488,7 +520,7 @@ func TestCorruptChunk(t *testing.T) {
 		t.Fatal(err)
 	}
 	at := bytes.Index(file, chunk)
-	if at < 0 || bytes.Index(file[at+1:], chunk) >= 0 {
+	if at < 0 || bytes.Contains(file[at+1:], chunk) {
 		t.Fatal("the chunk is not once in the file")
 	}
 	for _, off := range []int{len(chunk) / 2, len(chunk) - 3} {
