@@ -30,6 +30,7 @@ import (
 
 	"github.com/sonde-trace/sonde/internal/analytics"
 	"github.com/sonde-trace/sonde/internal/stats"
+	"github.com/sonde-trace/sonde/internal/store"
 	"github.com/sonde-trace/sonde/internal/tracer"
 )
 
@@ -98,6 +99,8 @@ type Agent struct {
 	ticked  chan struct{}
 	corrupt int
 	closed  bool
+	// batch are the seconds of a tick, appended to the store together.
+	batch []store.Sample
 }
 
 var _ analytics.Backend = (*Agent)(nil)
@@ -195,6 +198,7 @@ func (a *Agent) Tick(now time.Time) {
 		a.collect(ds, sec, now)
 		a.measure(ds, now)
 	}
+	a.flush()
 	if c := a.overBudget(); c != nil {
 		stop = append(stop, c)
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/sonde-trace/sonde/internal/analytics"
 	"github.com/sonde-trace/sonde/internal/stats"
+	"github.com/sonde-trace/sonde/internal/store"
 )
 
 // dataset is one dataset as the agent runs it. Its fields are guarded by
@@ -103,9 +104,21 @@ func (a *Agent) commit(ds *dataset, s analytics.Second) {
 		}
 		return
 	}
-	if err := a.st.Append(ds.info.Name, s); err != nil {
-		a.event("error", ds.info.Name, "appending %s to the store: %v", s.Time.UTC().Format(time.RFC3339), err)
+	a.batch = append(a.batch, store.Sample{Dataset: ds.info.Name, Second: s})
+}
+
+// flush appends the seconds of the tick to the store in one commit, durable
+// when it returns (a.mu held).
+func (a *Agent) flush() {
+	if len(a.batch) == 0 {
+		return
 	}
+	if err := a.st.AppendBatch(a.batch); err != nil {
+		for _, b := range a.batch {
+			a.event("error", b.Dataset, "appending %s to the store: %v", b.Second.Time.UTC().Format(time.RFC3339), err)
+		}
+	}
+	a.batch = a.batch[:0]
 }
 
 // flushRing appends an open dataset's seconds that the store does not

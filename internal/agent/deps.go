@@ -11,6 +11,8 @@ import (
 // Store is what the agent needs of the store: a *store.DB, or a MemStore.
 type Store interface {
 	Append(dataset string, s analytics.Second) error
+	// AppendBatch appends the seconds of several datasets in one commit.
+	AppendBatch(batch []store.Sample) error
 	Read(dataset string, from, to time.Time, g analytics.Granularity) ([]analytics.Second, error)
 	Last(dataset string) time.Time
 	Delete(dataset string) error

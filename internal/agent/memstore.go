@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sonde-trace/sonde/internal/analytics"
+	"github.com/sonde-trace/sonde/internal/store"
 )
 
 // MemStore is a store in memory with the store's contract (data and
@@ -24,6 +25,16 @@ type MemStore struct {
 // NewMemStore returns an empty MemStore.
 func NewMemStore() *MemStore {
 	return &MemStore{secs: map[string][]analytics.Second{}, meta: map[string][]byte{}}
+}
+
+// AppendBatch appends each sample in turn.
+func (m *MemStore) AppendBatch(batch []store.Sample) error {
+	for _, b := range batch {
+		if err := m.Append(b.Dataset, b.Second); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Append appends a second after the last one.
