@@ -136,7 +136,7 @@ type intervalJSON struct {
 // the total's buckets.
 type valueJSON struct {
 	Value   int64              `json:"value"`
-	Data    []keyJSON          `json:"data,omitempty"`
+	Data    *[]keyJSON         `json:"data,omitempty"`
 	Buckets []analytics.Bucket `json:"buckets,omitempty"`
 }
 
@@ -191,6 +191,7 @@ func showInterval(s analytics.Second, g analytics.Granularity, nbreak int) inter
 	per := int64(step(g) / time.Second)
 	iv := intervalJSON{Sample: s.Time.Unix() / per, StartTime: s.Time.UTC().Format(ApplianceTime), Samples: s.Samples}
 	var all [][]analytics.Bucket
+	keys := []keyJSON{}
 	for _, row := range s.Rows {
 		iv.Data.Value += row.Value
 		all = append(all, row.Buckets)
@@ -201,12 +202,12 @@ func showInterval(s analytics.Second, g analytics.Granularity, nbreak int) inter
 		if len(row.Key) > 1 {
 			k.Keys = row.Key
 		}
-		iv.Data.Data = append(iv.Data.Data, k)
+		keys = append(keys, k)
 	}
-	if nbreak > 0 && iv.Data.Data == nil {
-		iv.Data.Data = []keyJSON{}
+	if nbreak > 0 || len(keys) > 0 {
+		iv.Data.Data = &keys
 	}
-	slices.SortStableFunc(iv.Data.Data, func(a, b keyJSON) int {
+	slices.SortStableFunc(keys, func(a, b keyJSON) int {
 		if a.Value != b.Value {
 			if a.Value > b.Value {
 				return -1
