@@ -229,12 +229,15 @@ func (h *Handler) authenticate(r *http.Request) (Role, error) {
 	if onLoopback(r) {
 		return Admin, nil
 	}
-	auth := r.Header.Get("Authorization")
-	if tok, ok := strings.CutPrefix(auth, "Bearer "); ok {
-		return h.tokenRole(strings.TrimSpace(tok))
-	}
-	if user, pass, ok := r.BasicAuth(); ok {
-		return h.userRole(user, pass)
+	if auth := r.Header.Get("Authorization"); auth != "" {
+		scheme, cred, _ := strings.Cut(auth, " ")
+		if strings.EqualFold(scheme, "Bearer") {
+			return h.tokenRole(strings.TrimSpace(cred))
+		}
+		if user, pass, ok := r.BasicAuth(); ok {
+			return h.userRole(user, pass)
+		}
+		return NoRole, errorf(http.StatusUnauthorized, "invalid Authorization header: want Bearer or Basic")
 	}
 	if user := r.Header.Get("X-Auth-User"); user != "" {
 		return h.userRole(user, r.Header.Get("X-Auth-Key"))
