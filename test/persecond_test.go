@@ -21,11 +21,13 @@ func TestPerSecondExample(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
-	dd := filepath.Join(t.TempDir(), "ddpersec")
+	// A name of this run's: another checkout's test may run a dd at once.
+	name := "ddps" + strconv.Itoa(os.Getpid()%100000)
+	dd := filepath.Join(t.TempDir(), name)
 	if out, err := exec.Command("cp", "/bin/dd", dd).CombinedOutput(); err != nil {
 		t.Fatalf("cp: %v\n%s", err, out)
 	}
-	cmd := exec.Command(bin, "-n", "4", "-top", "20", `execname == "ddpersec"`)
+	cmd := exec.Command(bin, "-n", "4", "-top", "20", `execname == "`+name+`"`)
 	cmd.Stderr = os.Stderr
 	stdout, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {

@@ -51,7 +51,8 @@ type ToolRun struct {
 	ready, count, stacks *regexp.Regexp
 }
 
-// tools are the columns of the report, in order.
+// tools are the columns of the report, in order; a run with -base adds
+// the base sonde after them (base.go).
 var tools = []string{"floor", "bpftrace", "sonde"}
 
 func loadConfig(name string) (*Config, error) {

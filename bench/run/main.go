@@ -3,6 +3,7 @@
 //
 //	go run ./bench/run          # print the report
 //	go run ./bench/run -write   # and rewrite BENCHMARKS.md
+//	go run ./bench/run -base REF  # and sonde as of git REF, side by side
 //
 // It builds bench/floor (hand-written BPF, the floor), bench/loop (a
 // getppid loop) and bench/hot (a CPU-bound call tree), the last two with
@@ -39,10 +40,11 @@ func main() {
 	timeout := flag.Duration("timeout", 3*time.Minute, "longest wait for a tool to attach, and to exit")
 	only := flag.String("only", "", "measure only this scenario id")
 	skip := flag.String("skip", "", "comma-separated tools not to measure in this run (floor, bpftrace, sonde)")
+	baseRef := flag.String("base", "", "also build cmd/sonde at this git ref and measure it as sonde@REF")
 	flag.Parse()
 
 	opts := options{write: *write, calls: *calls, reps: *reps, cpu: *cpu, sonde: *sonde,
-		config: *config, only: *only, skip: *skip, timeout: *timeout}
+		config: *config, only: *only, skip: *skip, base: *baseRef, timeout: *timeout}
 	if err := run(opts); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
@@ -54,6 +56,7 @@ type options struct {
 	calls, reps, cpu int
 	sonde, config    string
 	only, skip       string
+	base             string // git ref of a second sonde to measure, or ""
 	timeout          time.Duration
 }
 
@@ -109,6 +112,17 @@ func run(o options) error {
 		o.cpu = -1 // not there: leave the loop unpinned
 	}
 	paths, missing := resolve(floor, o.sonde)
+	columns := tools
+	var bs *base
+	if o.base != "" {
+		progress("building sonde at %s in %s", o.base, tmp)
+		if bs, err = buildBase(root, o.base, tmp); err != nil {
+			return err
+		}
+		cfg.addBase(bs.tool())
+		paths[bs.tool()] = bs.path
+		columns = append(append([]string(nil), tools...), bs.tool())
+	}
 	for _, tool := range strings.Split(o.skip, ",") {
 		if tool != "" {
 			missing[tool] = "not measured in this run (-skip)"
@@ -117,14 +131,14 @@ func run(o options) error {
 	}
 	b := &bench{loop: loop, hot: hot, calls: o.calls, reps: o.reps, cpu: o.cpu, paths: paths, timeout: o.timeout, progress: progress}
 
-	rep := &report{cfg: cfg, results: map[string]map[string]*Result{}, missing: missing,
+	rep := &report{cfg: cfg, tools: columns, base: bs, results: map[string]map[string]*Result{}, missing: missing,
 		calls: o.calls, reps: o.reps, started: time.Now(), loadBefore: loadavg()}
 	rep.measureAll(b, o.only, filepath.Base(o.config))
 	rep.took, rep.loadAfter = time.Since(rep.started), loadavg()
 	text := rep.markdown()
 	fmt.Print(text)
 	if o.write {
-		doc := rep.document(machine(paths), text)
+		doc := rep.document(machine(paths, bs), text)
 		// bench/uprobe measures user-level probes on its own and leaves
 		// its section here: kept when this document is rewritten.
 		if up, err := os.ReadFile(filepath.Join(root, "bench", "uprobe", "RESULTS.md")); err == nil {
@@ -138,18 +152,21 @@ func run(o options) error {
 	return nil
 }
 
-// measureAll measures every tool on every scenario (or on only one).
+// measureAll measures every tool on every scenario (or on only one). The
+// tools take turns on the profile scenario, and on every scenario when a
+// base sonde is measured (-base), so that sonde and its base are measured
+// under the same load.
 func (rep *report) measureAll(b *bench, only, configName string) {
 	for _, s := range rep.cfg.Scenarios {
 		if only != "" && s.ID != only {
 			continue
 		}
 		rep.results[s.ID] = map[string]*Result{}
-		if s.Profile {
+		if s.Profile || rep.base != nil {
 			rep.measureInTurn(b, s, configName)
 			continue
 		}
-		for _, tool := range tools {
+		for _, tool := range rep.tools {
 			t := rep.runnable(tool, s.ID, configName)
 			if t == nil {
 				continue
@@ -159,6 +176,40 @@ func (rep *report) measureAll(b *bench, only, configName string) {
 				b.progress("%s %s failed: %s", tool, s.ID, r.Failed)
 			}
 			rep.results[s.ID][tool] = r
+		}
+	}
+}
+
+// measureInTurn measures every tool on a scenario, the tools taking turns
+// start by start: other work on the machine changes the number of stacks
+// sampled, and so the cost of printing them, and the time to attach, and
+// turns spread it over the tools alike. Where the scenario measures
+// overhead, each tool's untraced loop runs before each of its starts and
+// once more after its last, as in measure.
+func (rep *report) measureInTurn(b *bench, s *Scenario, configName string) {
+	runs := map[string]*ToolRun{}
+	for _, tool := range rep.tools {
+		if t := rep.runnable(tool, s.ID, configName); t != nil {
+			rep.results[s.ID][tool] = &Result{}
+			runs[tool] = t
+		}
+	}
+	for i, more := 0, true; more; i++ {
+		more = false
+		for _, tool := range rep.tools {
+			t, r := runs[tool], rep.results[s.ID][tool]
+			if t == nil || r.Failed != "" || i >= starts(s, t) {
+				continue
+			}
+			more = true
+			if b.start(s, t, r, i); r.Failed != "" {
+				b.progress("%s %s failed: %s", tool, s.ID, r.Failed)
+			}
+		}
+	}
+	for _, tool := range rep.tools {
+		if runs[tool] != nil {
+			b.finish(s, rep.results[s.ID][tool])
 		}
 	}
 }

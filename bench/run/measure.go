@@ -102,29 +102,44 @@ func (b *bench) runLoops(into *[]float64) error {
 // that traced and untraced runs are interleaved in time.
 func (b *bench) measure(s *Scenario, t *ToolRun) *Result {
 	r := &Result{}
-	starts := s.Starts
+	for i := 0; i < starts(s, t) && r.Failed == ""; i++ {
+		b.start(s, t, r, i)
+	}
+	b.finish(s, r)
+	return r
+}
+
+// starts is how often the tool is started for the scenario.
+func starts(s *Scenario, t *ToolRun) int {
 	if t.Starts > 0 {
-		starts = t.Starts
+		return t.Starts
 	}
-	for i := 0; i < starts; i++ {
-		if s.Overhead {
-			if err := b.runLoops(&r.Untraced); err != nil {
-				r.Failed = err.Error()
-				return r
-			}
-		}
-		b.progress("%s %s: start %d/%d", t.Tool, s.ID, i+1, starts)
-		if err := b.once(s, t, r); err != nil {
-			r.Failed = err.Error()
-			return r
-		}
-	}
+	return s.Starts
+}
+
+// start is start i of the tool: the untraced loop runs first if the
+// scenario measures overhead. A failure is recorded in r.
+func (b *bench) start(s *Scenario, t *ToolRun, r *Result, i int) {
 	if s.Overhead {
+		if err := b.runLoops(&r.Untraced); err != nil {
+			r.Failed = err.Error()
+			return
+		}
+	}
+	b.progress("%s %s: start %d/%d", t.Tool, s.ID, i+1, starts(s, t))
+	if err := b.once(s, t, r); err != nil {
+		r.Failed = err.Error()
+	}
+}
+
+// finish runs the untraced loop once more after the last start, if the
+// scenario measures overhead and nothing failed.
+func (b *bench) finish(s *Scenario, r *Result) {
+	if s.Overhead && r.Failed == "" {
 		if err := b.runLoops(&r.Untraced); err != nil {
 			r.Failed = err.Error()
 		}
 	}
-	return r
 }
 
 // once starts the tool, waits until it is attached, runs the loop (or the

@@ -38,39 +38,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// measureInTurn measures every tool on a profile scenario, the tools
-// taking turns start by start: other work on the machine changes the
-// number of stacks sampled, and so the cost of printing them, and turns
-// spread it over the tools alike.
-func (rep *report) measureInTurn(b *bench, s *Scenario, configName string) {
-	runs := map[string]*ToolRun{}
-	for _, tool := range tools {
-		if t := rep.runnable(tool, s.ID, configName); t != nil {
-			rep.results[s.ID][tool] = &Result{}
-			runs[tool] = t
-		}
-	}
-	for i, more := 0, true; more; i++ {
-		more = false
-		for _, tool := range tools {
-			t, r := runs[tool], rep.results[s.ID][tool]
-			starts := s.Starts
-			if t != nil && t.Starts > 0 {
-				starts = t.Starts
-			}
-			if t == nil || r.Failed != "" || i >= starts {
-				continue
-			}
-			more = true
-			b.progress("%s %s: start %d/%d", tool, s.ID, i+1, starts)
-			if err := b.once(s, t, r); err != nil {
-				r.Failed = err.Error()
-				b.progress("%s %s failed: %s", tool, s.ID, r.Failed)
-			}
-		}
-	}
-}
-
 // profiling is one start of a tool under the workload.
 type profiling struct {
 	b        *bench

@@ -13,6 +13,8 @@ import (
 
 type report struct {
 	cfg     *Config
+	tools   []string                      // the columns, in order
+	base    *base                         // the sonde built from a git ref (-base), or nil
 	results map[string]map[string]*Result // scenario -> tool -> result
 	missing map[string]string
 	calls   int
@@ -84,12 +86,19 @@ func (rep *report) table(b *strings.Builder, m metric) {
 		return
 	}
 	fmt.Fprintf(b, "### %s (%s)\n\n", m.title, m.unit)
-	b.WriteString("| program | floor | bpftrace | sonde | bpftrace/floor | sonde/floor | sonde/bpftrace |\n")
-	b.WriteString("|---|--:|--:|--:|--:|--:|--:|\n")
+	head, align := []string{"program"}, []string{"---"}
+	for _, tool := range rep.tools {
+		head, align = append(head, tool), append(align, "--:")
+	}
+	for _, q := range rep.ratios() {
+		head, align = append(head, q[0]+"/"+q[1]), append(align, "--:")
+	}
+	b.WriteString("| " + strings.Join(head, " | ") + " |\n")
+	b.WriteString("|" + strings.Join(align, "|") + "|\n")
 	for _, s := range ss {
 		v := map[string]float64{}
 		cells := []string{s.Title}
-		for _, tool := range tools {
+		for _, tool := range rep.tools {
 			r := rep.results[s.ID][tool]
 			x, ok := m.value(r)
 			switch {
@@ -106,10 +115,22 @@ func (rep *report) table(b *strings.Builder, m metric) {
 				cells = append(cells, "–")
 			}
 		}
-		cells = append(cells, ratio(v, "bpftrace", "floor"), ratio(v, "sonde", "floor"), ratio(v, "sonde", "bpftrace"))
+		for _, q := range rep.ratios() {
+			cells = append(cells, ratio(v, q[0], q[1]))
+		}
 		b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
 	}
 	b.WriteString("\n")
+}
+
+// ratios are the ratio columns of the tables: numerator and denominator
+// tools; with a base, sonde over it last.
+func (rep *report) ratios() [][2]string {
+	qs := [][2]string{{"bpftrace", "floor"}, {"sonde", "floor"}, {"sonde", "bpftrace"}}
+	if rep.base != nil {
+		qs = append(qs, [2]string{"sonde", rep.base.tool()})
+	}
+	return qs
 }
 
 func num(x float64) string {
@@ -143,7 +164,7 @@ func (rep *report) notes(b *strings.Builder) {
 	var notes []string
 	var base []float64
 	for _, s := range rep.cfg.Scenarios {
-		for _, tool := range tools {
+		for _, tool := range rep.tools {
 			r := rep.results[s.ID][tool]
 			if r == nil {
 				continue
@@ -170,7 +191,7 @@ func (rep *report) notes(b *strings.Builder) {
 			notes = append(notes, profileNotes(s, tool, r)...)
 		}
 	}
-	for _, tool := range tools {
+	for _, tool := range rep.tools {
 		if why := rep.missing[tool]; why != "" {
 			notes = append([]string{fmt.Sprintf("%s: %s; its columns are %q", tool, why,
 				map[bool]string{true: notMeasured, false: "skipped"}[tool == "sonde"])}, notes...)
@@ -238,7 +259,7 @@ nothing passes or fails on them.
 
 ## What is measured
 
-Three tools run the same programs (the command lines are data, in
+` + rep.count() + ` tools run the same programs (the command lines are data, in
 ` + "`bench/tools.json`" + `):
 
 - **floor**: ` + "`bench/floor`" + `, a few BPF instructions written by hand with
@@ -257,7 +278,7 @@ Three tools run the same programs (the command lines are data, in
 - **bpftrace**, as installed (its one-liners use ` + "`tracepoint:`" + ` probes; this
   kernel has no kprobes and no fentry, and bpftrace does not need them here).
 - **sonde**: ` + "`bin/sonde`" + `, once it exists.
-
+` + rep.describeBase() + `
 The programs:
 
 - ` + "`@ = count()`" + ` on getppid entry: sonde ` + "`syscall::getppid:entry`" + `, bpftrace
@@ -345,11 +366,11 @@ The numbers:
 
 Start-up, exit, RSS and the profile numbers are medians over the starts
 (S = 3, and 5 for the profile program, except where the notes say
-otherwise). The starts of the profile program take turns between the
-tools (floor, bpftrace, sonde, floor ...), so that other work on the
+otherwise). The starts of ` + rep.turns() + ` take turns between the
+tools (` + strings.Join(rep.tools, ", ") + `, ` + rep.tools[0] + ` ...), so that other work on the
 machine falls on them alike.
 
-Ratios are tool/floor and tool/bpftrace of the numbers in the same row.
+Ratios are tool/floor and tool/bpftrace of the numbers in the same row` + rep.baseRatio() + `.
 
 ## Machine
 
@@ -367,8 +388,42 @@ Ratios are tool/floor and tool/bpftrace of the numbers in the same row.
 	return strings.ReplaceAll(b.String(), "{seconds}", secs)
 }
 
-// machine describes the machine and the tools' versions.
-func machine(paths map[string]string) string {
+// count is how many tools the report compares, in words.
+func (rep *report) count() string {
+	if w := []string{"No", "One", "Two", "Three", "Four", "Five"}; len(rep.tools) < len(w) {
+		return w[len(rep.tools)]
+	}
+	return strconv.Itoa(len(rep.tools))
+}
+
+// turns says which programs' starts take turns between the tools: the
+// profile program's, and every program's when there is a base (main.go).
+func (rep *report) turns() string {
+	if rep.base == nil {
+		return "the profile program"
+	}
+	return "every program"
+}
+
+// describeBase is the base's entry in the list of tools, if there is one.
+func (rep *report) describeBase() string {
+	if rep.base == nil {
+		return ""
+	}
+	return rep.base.describe()
+}
+
+// baseRatio names the base's ratio column, if there is one.
+func (rep *report) baseRatio() string {
+	if rep.base == nil {
+		return ""
+	}
+	return ", and\nsonde/" + rep.base.tool() + " is bin/sonde over the sonde of " + rep.base.ref
+}
+
+// machine describes the machine and the tools' versions (and the base
+// sonde's, if there is one).
+func machine(paths map[string]string, bs *base) string {
 	var b strings.Builder
 	if out, err := exec.Command("uname", "-r").Output(); err == nil {
 		fmt.Fprintf(&b, "- kernel: Linux %s", strings.TrimSpace(string(out)))
@@ -382,9 +437,16 @@ func machine(paths map[string]string) string {
 		fmt.Fprintf(&b, "- memory: %s\n", mem)
 	}
 	fmt.Fprintf(&b, "- %s\n", runtime.Version())
-	for _, tool := range []string{"bpftrace", "sonde"} {
+	versions := []string{"bpftrace", "sonde"}
+	if bs != nil {
+		versions = append(versions, bs.tool())
+	}
+	for _, tool := range versions {
 		if p, ok := paths[tool]; ok {
-			flag := map[string]string{"bpftrace": "--version", "sonde": "-V"}[tool]
+			flag := "-V"
+			if tool == "bpftrace" {
+				flag = "--version"
+			}
 			out, _ := exec.Command(p, flag).CombinedOutput()
 			v := strings.TrimSpace(strings.SplitN(string(out), "\n", 2)[0])
 			fmt.Fprintf(&b, "- %s: %s\n", tool, v)

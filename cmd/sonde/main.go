@@ -221,7 +221,7 @@ func (d *driver) consume(sess *tracer.Session) int {
 	}
 	var done <-chan struct{}
 	if d.proc != nil {
-		d.proc.OnExit = tracer.LastLook
+		d.proc.OnExit = sess.LastLook
 		done = d.proc.Release()
 	}
 	for {

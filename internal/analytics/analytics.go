@@ -101,6 +101,9 @@ type Dataset struct {
 	Program string `json:"program,omitempty"`
 	// Overflow counts keys folded into "other" past the dataset's limit.
 	Overflow int64 `json:"overflow,omitempty"`
+	// Dropped counts events not counted because the dataset's
+	// aggregation map was full (its new keys found no room).
+	Dropped int64 `json:"dropped,omitempty"`
 }
 
 // Bucket is one bucket of a distribution: [Min, Max) (Max absent for the

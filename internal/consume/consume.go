@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -36,6 +37,8 @@ type Options struct {
 	// SystemOut is where system() commands write (standard output and
 	// error); nil discards.
 	SystemOut io.Writer
+	// Symbols name addresses; zero fields take the shared tables.
+	Symbols Symbols
 }
 
 // Consumer turns records into output.
@@ -45,7 +48,9 @@ type Consumer struct {
 	opts   Options
 	rd     *ringbuf.Reader
 	printf map[string]*format.Printf
-	probes map[uint32]value.Probe
+	// probes are the plan's probes by ID, to name those records come from
+	probes []*probe.Probe
+	syms   Symbols
 	// Exited is set once an exit() record has been consumed.
 	Exited   bool
 	ExitCode int
@@ -74,8 +79,14 @@ func New(s *runtime.Session, opts Options) (*Consumer, error) {
 	if opts.SystemOut == nil {
 		opts.SystemOut = io.Discard
 	}
-	c := &Consumer{p: s.Plan, s: s, opts: opts, rd: rd, printf: map[string]*format.Printf{},
-		probes: map[uint32]value.Probe{}, normal: map[int]int64{}, spec: map[int64][]*value.Firing{},
+	if opts.Symbols.Kernel == nil {
+		opts.Symbols.Kernel = shared.Kernel
+	}
+	if opts.Symbols.Users == nil {
+		opts.Symbols.Users = shared.Users
+	}
+	c := &Consumer{p: s.Plan, s: s, opts: opts, rd: rd, syms: opts.Symbols, printf: map[string]*format.Printf{},
+		normal: map[int]int64{}, spec: map[int64][]*value.Firing{},
 		printed: map[int]bool{}, watched: map[int]bool{}}
 	c.AddProbes(s.Plan.Probes)
 	return c, nil
@@ -170,14 +181,17 @@ func (c *Consumer) handle(b []byte) {
 // AddProbes names the probes of a plan's records: the session's, and
 // those of plans compiled again later (libraries a process loads).
 func (c *Consumer) AddProbes(ps []*probe.Probe) {
-	for _, p := range ps {
-		c.probes[p.ID] = value.Probe{ID: p.ID, Provider: p.Provider, Module: p.Module, Function: p.Function, Name: p.Name}
-	}
+	c.probes = append(c.probes, ps...)
+	sort.SliceStable(c.probes, func(i, j int) bool { return c.probes[i].ID < c.probes[j].ID })
+	// A plan compiled again holds the probes of the last one too.
+	c.probes = slices.CompactFunc(c.probes, func(a, b *probe.Probe) bool { return a.ID == b.ID })
 }
 
 func (c *Consumer) probeOf(id uint32) value.Probe {
-	if p, ok := c.probes[id]; ok {
-		return p
+	i := sort.Search(len(c.probes), func(i int) bool { return c.probes[i].ID >= id })
+	if i < len(c.probes) && c.probes[i].ID == id {
+		p := c.probes[i]
+		return value.Probe{ID: p.ID, Provider: p.Provider, Module: p.Module, Function: p.Function, Name: p.Name}
 	}
 	return value.Probe{ID: id}
 }
@@ -336,11 +350,11 @@ func (c *Consumer) decode(f plan.Field, b []byte, off int) value.Value {
 		var pcs []uint64
 		for i := 0; i < n && 8+8*i < f.Size && len(pcs) < f.Depth; i++ {
 			pc := u64(b, off+8+8*i)
-			if len(pcs) == 0 && tracerFrame(pc) {
+			if len(pcs) == 0 && c.tracerFrame(pc) {
 				continue // the BPF program and the tracepoint glue
 			}
 			pcs = append(pcs, pc)
-			frames = append(frames, kernelSym(pc))
+			frames = append(frames, c.syms.Kernel.Format(pc))
 		}
 		return value.Value{Kind: value.Stack, Frames: frames, PCs: pcs}
 	case plan.FUStack:
@@ -352,31 +366,43 @@ func (c *Consumer) decode(f plan.Field, b []byte, off int) value.Value {
 			if pc == 0 {
 				break // the end of the frame-pointer chain
 			}
-			frames = append(frames, userSym(pid, pc))
+			frames = append(frames, c.userSym(pid, pc))
 		}
 		return value.Value{Kind: value.UStack, Frames: frames}
 	case plan.FSym:
 		a := u64(b, off)
-		str := kernel.Func(a)
+		str := c.syms.Kernel.Func(a)
 		if f.SymKind == value.Mod {
-			str = kernel.Module(a)
+			str = c.syms.Kernel.Module(a)
 		}
 		return value.Value{Kind: f.SymKind, Addr: a, Str: str}
 	case plan.FUSym:
 		a := u64(b, off+8)
-		return value.Value{Kind: f.SymKind, Addr: a, Str: userSymKind(f.SymKind, int(u64(b, off)), a)}
+		return value.Value{Kind: f.SymKind, Addr: a, Str: c.userSymKind(f.SymKind, int(u64(b, off)), a)}
 	case plan.FBytes:
 		return value.Value{Kind: value.Bytes, Raw: append([]byte(nil), b[off:off+f.Size]...), Size: f.Size}
 	}
 	return value.Value{}
 }
 
-var kernel sym.Kernel
+// Symbols are the symbol tables a consumer names addresses with. Sessions
+// may share one (it is safe for concurrent use, and its caches then serve
+// them all); nil fields take the process's shared tables.
+type Symbols struct {
+	Kernel *sym.Kernel
+	// Users symbolises user addresses per process. Its Snapshot keeps a
+	// process's mappings (and the objects they map) so that stacks of a
+	// process that has exited since can still be read.
+	Users *sym.Users
+}
+
+// shared are the tables consumers use unless told otherwise.
+var shared = Symbols{Kernel: new(sym.Kernel), Users: new(sym.Users)}
 
 // tracerFrame reports whether pc is in the tracing machinery that runs the
 // BPF program rather than in the traced code.
-func tracerFrame(pc uint64) bool {
-	mod, name, _, ok := kernel.Lookup(pc)
+func (c *Consumer) tracerFrame(pc uint64) bool {
+	mod, name, _, ok := c.syms.Kernel.Lookup(pc)
 	if !ok {
 		return false
 	}
@@ -384,35 +410,29 @@ func tracerFrame(pc uint64) bool {
 		strings.HasPrefix(name, "bpf_prog_") || strings.HasPrefix(name, "__traceiter_") || strings.HasPrefix(name, "trace_call_bpf")
 }
 
-func kernelSym(a uint64) string { return kernel.Format(a) }
-
-// users symbolises user addresses per process. Its Snapshot keeps a
-// process's mappings (and the objects they map) so that stacks of a process
-// that has exited since can still be read.
-var users sym.Users
-
-func userSym(pid int, a uint64) string {
-	users.Snapshot(pid)
-	return users.FormatFrame(pid, a)
+func (c *Consumer) userSym(pid int, a uint64) string {
+	c.syms.Users.Snapshot(pid)
+	return c.syms.Users.FormatFrame(pid, a)
 }
 
 // userSymKind renders usym(), ufunc(), umod() and uaddr() values.
-func userSymKind(k value.Kind, pid int, a uint64) string {
-	users.Snapshot(pid)
+func (c *Consumer) userSymKind(k value.Kind, pid int, a uint64) string {
+	u := c.syms.Users
+	u.Snapshot(pid)
 	switch k {
 	case value.UMod:
-		return users.Mod(pid, a)
+		return u.Mod(pid, a)
 	case value.UAddr:
-		return users.Addr(pid, a)
+		return u.Addr(pid, a)
 	}
-	return users.Sym(pid, a)
+	return u.Sym(pid, a)
 }
 
 // LastLook reads the address space of a process that is exiting (held at
 // its exit by its tracer, mappings intact), so that its user addresses can
-// be named once it is gone.
-func LastLook(pid int) {
-	users.Refresh(pid)
+// be named once it is gone. It is safe to call from another goroutine.
+func (c *Consumer) LastLook(pid int) {
+	c.syms.Users.Refresh(pid)
 }
 
 // Watch adds a process ($target) whose address space WatchProcesses keeps
@@ -431,7 +451,7 @@ func (c *Consumer) WatchProcesses() {
 	for _, pid := range c.targets {
 		// the target maps libraries as it runs: read its maps afresh
 		if syscall.Kill(pid, 0) == nil {
-			users.Refresh(pid)
+			c.syms.Users.Refresh(pid)
 		}
 	}
 	for _, a := range c.p.Aggs {
@@ -453,7 +473,7 @@ func (c *Consumer) WatchProcesses() {
 			for _, off := range offs {
 				if pid := int(u64(key, off)); pid > 0 && !c.watched[pid] {
 					c.watched[pid] = true
-					users.Snapshot(pid)
+					c.syms.Users.Snapshot(pid)
 				}
 			}
 			prev = key

@@ -7,6 +7,7 @@ import (
 
 	"github.com/sonde-trace/sonde/internal/format"
 	"github.com/sonde-trace/sonde/internal/plan"
+	"github.com/sonde-trace/sonde/internal/probe"
 	"github.com/sonde-trace/sonde/internal/runtime"
 	"github.com/sonde-trace/sonde/internal/value"
 )
@@ -162,11 +163,11 @@ func testPlan() *plan.Plan {
 // testConsumer consumes p without a kernel: no maps, so aggregation
 // snapshots are empty.
 func testConsumer(p *plan.Plan, sink value.Sink) *Consumer {
-	c := &Consumer{p: p, s: &runtime.Session{Plan: p}, opts: Options{Sink: sink, SystemOut: io.Discard},
-		printf: map[string]*format.Printf{}, probes: map[uint32]value.Probe{}, normal: map[int]int64{},
+	c := &Consumer{p: p, s: &runtime.Session{Plan: p}, opts: Options{Sink: sink, SystemOut: io.Discard}, syms: shared,
+		printf: map[string]*format.Printf{}, normal: map[int]int64{},
 		spec: map[int64][]*value.Firing{}, printed: map[int]bool{}}
 	for id := uint32(1); id < 16; id += 2 {
-		c.probes[id] = value.Probe{ID: id, Provider: "syscall", Function: "read", Name: "entry"}
+		c.AddProbes([]*probe.Probe{{ID: id, Provider: "syscall", Function: "read", Name: "entry"}})
 	}
 	return c
 }

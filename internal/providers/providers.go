@@ -43,7 +43,6 @@ type Registry struct {
 	entries []entry
 	next    uint32 // the base of the next provider's range
 	probes  map[uint32]*provider.Probe
-	owners  map[uint32]provider.Provider
 }
 
 // New returns a registry with every provider.
@@ -64,7 +63,7 @@ func New() *Registry {
 
 // empty returns a registry without providers.
 func empty() *Registry {
-	return &Registry{next: 1, probes: map[uint32]*provider.Probe{}, owners: map[uint32]provider.Provider{}}
+	return &Registry{next: 1, probes: map[uint32]*provider.Probe{}}
 }
 
 // add gives p the next n global IDs.
@@ -131,12 +130,21 @@ func (r *Registry) intern(e entry, p *provider.Probe) (*provider.Probe, error) {
 	q := *p
 	q.ID = id
 	r.probes[id] = &q
-	r.owners[id] = e.p
 	return &q, nil
 }
 
 // Owner implements provider.Owners: the provider of a probe Match gave.
-func (r *Registry) Owner(p *provider.Probe) provider.Provider { return r.owners[p.ID] }
+func (r *Registry) Owner(p *provider.Probe) provider.Provider {
+	if _, ok := r.probes[p.ID]; !ok {
+		return nil
+	}
+	for _, e := range r.entries {
+		if p.ID >= e.base && p.ID-e.base < e.n {
+			return e.p
+		}
+	}
+	return nil
+}
 
 // Probe returns the probe of an ID seen by Match.
 func (r *Registry) Probe(id uint32) *provider.Probe { return r.probes[id] }
@@ -147,7 +155,7 @@ func (r *Registry) TypeArgs(ps []*provider.Probe) {
 	byOwner := map[provider.ArgTyper][]*provider.Probe{}
 	var order []provider.ArgTyper
 	for _, p := range ps {
-		t, ok := r.owners[p.ID].(provider.ArgTyper)
+		t, ok := r.Owner(p).(provider.ArgTyper)
 		if !ok {
 			continue
 		}

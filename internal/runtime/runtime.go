@@ -8,6 +8,7 @@ package runtime
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"regexp"
 	"strconv"
@@ -470,4 +471,37 @@ func (s *Session) Close() {
 		m.Close()
 	}
 	s.Maps = map[string]*ebpf.Map{}
+}
+
+// Cost is what the session's programs have cost so far, as the kernel's
+// BPF run-time statistics count them: runs and nanoseconds, summed over
+// the programs. The kernel counts only while statistics are enabled
+// (EnableStats); otherwise both stay zero.
+func (s *Session) Cost() (runs, ns uint64, err error) {
+	for _, p := range s.progs {
+		st, err := p.Stats()
+		if err != nil {
+			return 0, 0, fmt.Errorf("reading a program's run-time statistics: %w", err)
+		}
+		runs += st.RunCount
+		ns += uint64(st.Runtime.Nanoseconds())
+	}
+	return runs, ns, nil
+}
+
+// EnableStats makes the kernel count every BPF program's runs and run
+// time (BPF_STATS_RUN_TIME) until the returned Closer is closed. It costs
+// two clock reads per program run while it is held. Enabling takes
+// CAP_SYS_ADMIN; without it, statistics an administrator enabled with the
+// sysctl kernel.bpf_stats_enabled do as well (the Closer then does
+// nothing).
+func EnableStats() (io.Closer, error) {
+	c, err := ebpf.EnableStats(uint32(unix.BPF_STATS_RUN_TIME))
+	if err == nil {
+		return c, nil
+	}
+	if b, e := os.ReadFile("/proc/sys/kernel/bpf_stats_enabled"); e == nil && strings.TrimSpace(string(b)) == "1" {
+		return io.NopCloser(nil), nil
+	}
+	return nil, fmt.Errorf("enabling BPF run-time statistics (CAP_SYS_ADMIN, or the sysctl kernel.bpf_stats_enabled=1): %w", err)
 }

@@ -10,14 +10,16 @@
 package stats
 
 import (
-	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/sonde-trace/sonde/internal/analytics"
+	"github.com/sonde-trace/sonde/internal/value"
 )
-
-// ErrNotImplemented is returned by this skeleton.
-var ErrNotImplemented = errors.New("stats: not implemented yet")
 
 // Spec is a parsed dataset name.
 type Spec struct {
@@ -26,32 +28,43 @@ type Spec struct {
 	Breakdowns []string
 }
 
-// Parse parses a dataset name: a statistic, then [breakdown=value]
-// filters and [breakdown] breakdowns in any order ("syscall.ops[execname=
-// postgres][name]"). Values may be quoted ("[execname=\"a b\"]"). Errors
-// say what is wrong, at which byte.
-func Parse(name string) (*Spec, error) { return nil, ErrNotImplemented }
-
-// String is the canonical name: filters first, in the order given, then
-// breakdowns ("syscall.ops[execname=dd][name]").
-func (s *Spec) String() string { return "" }
-
 // Catalogue is the set of statistics: the built-in ones and those users
-// define.
-type Catalogue struct{}
+// define. It is safe for concurrent use.
+type Catalogue struct {
+	mu       sync.RWMutex
+	builtins map[string]*builtin
+	users    map[string]*userStat
+	// root is where /proc and /sys are read from ("/"; tests point it
+	// at fixtures).
+	root string
+}
 
 // New returns the built-in catalogue.
-func New() *Catalogue { return &Catalogue{} }
+func New() *Catalogue {
+	c := &Catalogue{builtins: map[string]*builtin{}, users: map[string]*userStat{}, root: "/"}
+	for _, b := range builtins() {
+		b.stat.Static = b.static != nil
+		for _, d := range b.dims {
+			b.stat.Breakdowns = append(b.stat.Breakdowns, analytics.Breakdown{Name: d.name, Description: d.desc})
+		}
+		c.builtins[b.stat.Name] = b
+	}
+	return c
+}
 
 // Statistics lists the catalogue, by name.
-func (c *Catalogue) Statistics() []analytics.Statistic { return nil }
-
-// Define adds a user statistic from D: one clause (or several) filling
-// one aggregation, whose keys are its breakdowns (named by the
-// aggregation's key expressions, or key0, key1...). The D is checked by the
-// caller's compiler; Define checks its shape.
-func (c *Catalogue) Define(name, description, source string) (analytics.Statistic, error) {
-	return analytics.Statistic{}, ErrNotImplemented
+func (c *Catalogue) Statistics() []analytics.Statistic {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	var out []analytics.Statistic
+	for _, b := range c.builtins {
+		out = append(out, b.stat)
+	}
+	for _, u := range c.users {
+		out = append(out, u.stat)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
 }
 
 // Plan says how a dataset is collected: exactly one of Program and Static
@@ -75,7 +88,119 @@ type Plan struct {
 
 // Plan returns how to collect the dataset spec names. An unknown
 // statistic, breakdown or filter is an *analytics.Error with Status 400.
-func (c *Catalogue) Plan(spec *Spec) (*Plan, error) { return nil, ErrNotImplemented }
+func (c *Catalogue) Plan(spec *Spec) (*Plan, error) {
+	c.mu.RLock()
+	b, u := c.builtins[spec.Statistic], c.users[spec.Statistic]
+	c.mu.RUnlock()
+	switch {
+	case b != nil:
+		return c.planBuiltin(b, spec)
+	case u != nil:
+		return u.plan(spec)
+	}
+	return nil, badRequest("unknown statistic %q (the catalogue lists them)", spec.Statistic)
+}
+
+// planBuiltin checks spec against b and plans it: from the kernel's
+// counters when they serve every filter and breakdown, else in D.
+func (c *Catalogue) planBuiltin(b *builtin, spec *Spec) (*Plan, error) {
+	if err := b.check(spec); err != nil {
+		return nil, err
+	}
+	p := &Plan{Spec: spec, Stat: b.stat}
+	switch {
+	case b.static != nil && b.static.serves(spec):
+		p.Static = b.static.sampler(c.root, spec)
+	case b.d != nil:
+		p.Stat.Static = false
+		p.Program = b.program(spec)
+	default:
+		return nil, badRequest("%s is read from the kernel's counters, which break it down and filter it by %s only",
+			spec.Statistic, strings.Join(b.static.dims, " and "))
+	}
+	if b.stat.Kind == analytics.Distribution {
+		p.Scale, _ = scaleOf(value.Llquantize, LatencyScale) // a constant that is valid (tested)
+	}
+	return p, nil
+}
+
+// check checks that spec's breakdowns and filters are b's dimensions,
+// and its filters' values.
+func (b *builtin) check(spec *Spec) error {
+	names := func() string {
+		var n []string
+		for _, d := range b.dims {
+			n = append(n, d.name)
+		}
+		return strings.Join(n, ", ")
+	}
+	seen := map[string]bool{}
+	for _, x := range spec.Breakdowns {
+		if b.dim(x) == nil {
+			return badRequest("%s has no breakdown %q (it has %s)", spec.Statistic, x, names())
+		}
+		if seen[x] {
+			return badRequest("%s: breakdown %q given twice", spec.Statistic, x)
+		}
+		seen[x] = true
+	}
+	seen = map[string]bool{}
+	for _, f := range spec.Filters {
+		d := b.dim(f.Breakdown)
+		if d == nil {
+			return badRequest("%s has no breakdown %q to filter by (it has %s)", spec.Statistic, f.Breakdown, names())
+		}
+		if seen[f.Breakdown] {
+			return badRequest("%s: filter on %q given twice", spec.Statistic, f.Breakdown)
+		}
+		seen[f.Breakdown] = true
+		if err := checkFilter(spec.Statistic, d, f.Value); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// scaleOf is Plan.Scale for a distribution of function f with
+// parameters p. llquantize(): bucket 0 is [0, factor^low) (llquantize is
+// for magnitudes; values below, negative ones too, count there), then
+// value.LlquantizeLayout's bounds. lquantize(): bucket 0 is [MinInt64,
+// base), then steps. The last bucket is open: its max is 0, as
+// analytics.Bucket leaves it out. An index out of range gives 0, 0.
+func scaleOf(f value.AggFunc, p value.AggParams) (func(int) (int64, int64), error) {
+	var bounds []int64
+	low := int64(0)
+	switch f {
+	case value.Llquantize:
+		q, err := value.LlquantizeOf(p)
+		if err != nil {
+			return nil, err
+		}
+		bounds = q.Bounds()
+	case value.Lquantize:
+		q, err := value.LquantizeOf(p)
+		if err != nil {
+			return nil, err
+		}
+		for i := 0; i <= int(q.Levels); i++ {
+			bounds = append(bounds, int64(q.Base)+int64(i)*int64(q.Step))
+		}
+		low = math.MinInt64
+	default:
+		return nil, fmt.Errorf("%v is not a distribution", f)
+	}
+	return func(i int) (int64, int64) {
+		switch {
+		case i < 0 || i > len(bounds):
+			return 0, 0
+		case i == 0:
+			return low, bounds[0]
+		case i == len(bounds):
+			return bounds[i-1], 0
+		}
+		return bounds[i-1], bounds[i]
+	}, nil
+}
 
 // Defaults are the datasets archived from the first start, as the
 // appliance did: cheap enough to leave on forever.

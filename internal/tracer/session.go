@@ -131,8 +131,9 @@ func (s *Session) Close() {
 }
 
 // LastLook reads a traced process's address space a last time, as it
-// exits, so that its stacks still read afterwards.
-func LastLook(pid int) { consume.LastLook(pid) }
+// exits, so that its stacks still read afterwards. It is safe to call from
+// another goroutine (the process's tracer).
+func (s *Session) LastLook(pid int) { s.c.LastLook(pid) }
 
 // warnManySites says when the pid or USDT probes enabled are placed at
 // tens of thousands of sites (pid$target::*:entry): every call through one
@@ -202,3 +203,20 @@ func (p *Program) renderLoad(err error) string {
 	}
 	return s
 }
+
+// Cost is what the session's BPF programs have cost since they were
+// loaded: runs and nanoseconds, as the kernel's run-time statistics count
+// them while EnableStats is held (zero otherwise).
+func (s *Session) Cost() (runs, ns uint64, err error) { return s.rt.Cost() }
+
+// Status reports to the sink what has been lost since the last report
+// (records, aggregation entries, dynamic variables), as Poll does at the
+// statusrate: for a caller that drains instead of polling.
+func (s *Session) Status() {
+	s.c.Stats()
+	s.lastStat = time.Now()
+}
+
+// EnableStats makes the kernel count the runs and run time of every BPF
+// program (what Session.Cost reads) until the Closer is closed.
+func EnableStats() (io.Closer, error) { return runtime.EnableStats() }

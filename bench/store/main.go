@@ -1,0 +1,380 @@
+// Command store measures sonded's store (internal/store) on data recorded
+// from real sonde runs. From the repository's root (no privilege needed):
+//
+//	go run ./bench/store
+//
+// It replays testdata/syscalls.json.gz (made by record.sh: every second,
+// the system calls of the machine by name, and read(2)'s latency as a
+// log-linear distribution, whole and by execname) into a store, and
+// prints the bytes on disk per sample (one key's value in one second) and
+// per distribution-second (one key's buckets in one second), side by side
+// with a naive fixed-width encoding and with Prometheus's published
+// figures (not run here). Then it measures the cost of a durable second
+// (one commit, fsynced) for ten datasets, and, on data generated from the
+// recorded shape, the time to read one hour of per-second data of a
+// 50-key breakdown and one week of its per-minute data. Benchmarks are
+// not tests: nothing here passes or fails on a number.
+package main
+
+import (
+	"bufio"
+	"compress/gzip"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/sonde-trace/sonde/internal/analytics"
+	"github.com/sonde-trace/sonde/internal/store"
+)
+
+func main() {
+	data := flag.String("data", "bench/store/testdata/syscalls.json.gz", "the recording (record.sh)")
+	quick := flag.Bool("quick", false, "measure the bytes on disk only")
+	flag.Parse()
+	if err := run(*data, *quick); err != nil {
+		fmt.Fprintln(os.Stderr, "bench/store:", err)
+		os.Exit(1)
+	}
+}
+
+// The recording's datasets, as the agent would name them.
+const (
+	opsName  = "syscall.ops[name]"
+	latName  = "syscall.latency[name=read]"
+	latxName = "syscall.latency[name=read][execname]"
+)
+
+// recording is the replayed data: each dataset's seconds, in order.
+type recording map[string][]analytics.Second
+
+func run(path string, quick bool) error {
+	rec, err := load(path)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("recording: %s, %d seconds\n\n", path, len(rec[opsName]))
+	if err := compression(rec); err != nil || quick {
+		return err
+	}
+	if err := commitCost(rec[opsName]); err != nil {
+		return err
+	}
+	return readTimes(rec[opsName])
+}
+
+// line is one line of sonde --json.
+type line struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+	Name string `json:"name"`
+	Rows []struct {
+		Keys    []any `json:"keys"`
+		Value   int64 `json:"value"`
+		Buckets []struct {
+			Min   int64 `json:"min"`
+			Max   int64 `json:"max"`
+			Count int64 `json:"count"`
+		} `json:"buckets"`
+	} `json:"rows"`
+}
+
+func load(path string) (recording, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	z, err := gzip.NewReader(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	var lines []line
+	sc := bufio.NewScanner(z)
+	sc.Buffer(nil, 16<<20)
+	for sc.Scan() {
+		var l line
+		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		lines = append(lines, l)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return convert(lines), nil
+}
+
+// convert turns sonde's lines into seconds: a "second N" printf starts
+// one; the aggregations that follow are its rows. A bucket's index is its
+// rank among the scale's lower bounds seen.
+func convert(lines []line) recording {
+	var mins []int64
+	for _, l := range lines {
+		for _, r := range l.Rows {
+			for _, b := range r.Buckets {
+				mins = append(mins, b.Min)
+			}
+		}
+	}
+	slices.Sort(mins)
+	mins = slices.Compact(mins)
+	rec := recording{}
+	names := map[string]string{"ops": opsName, "lat": latName, "latx": latxName}
+	var now time.Time
+	for _, l := range lines {
+		if l.Type == "printf" {
+			var t int64
+			if _, err := fmt.Sscanf(l.Text, "second %d", &t); err == nil {
+				now = time.Unix(t, 0).UTC()
+				for _, n := range names {
+					rec[n] = append(rec[n], analytics.Second{Time: now, Samples: 1})
+				}
+			}
+			continue
+		}
+		name, ok := names[l.Name]
+		if l.Type != "aggregation" || !ok || len(rec[name]) == 0 {
+			continue
+		}
+		s := &rec[name][len(rec[name])-1]
+		for _, r := range l.Rows {
+			row := analytics.Row{Value: r.Value}
+			for _, k := range r.Keys {
+				row.Key = append(row.Key, fmt.Sprint(k))
+			}
+			for _, b := range r.Buckets {
+				idx, _ := slices.BinarySearch(mins, b.Min)
+				row.Buckets = append(row.Buckets, analytics.Bucket{Index: int32(idx), Min: b.Min, Max: b.Max, Count: b.Count})
+				row.Value += b.Count
+			}
+			s.Rows = append(s.Rows, row)
+		}
+	}
+	return rec
+}
+
+// replay appends the recording to a new store and closes its chunks.
+func replay(dir string, rec recording) (*store.DB, error) {
+	db, err := store.Open(dir, &store.Options{NoSync: true, Now: func() time.Time { return rec[opsName][0].Time }})
+	if err != nil {
+		return nil, err
+	}
+	for i := range rec[opsName] {
+		var batch []store.Sample
+		for name, secs := range rec {
+			batch = append(batch, store.Sample{Dataset: name, Second: secs[i]})
+		}
+		if err := db.AppendBatch(batch); err != nil {
+			db.Close()
+			return nil, err
+		}
+	}
+	if err := db.Flush(); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+func compression(rec recording) error {
+	dir, err := os.MkdirTemp("", "bench-store-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	db, err := replay(dir, rec)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	fmt.Println("Bytes on disk, per-second tier (compressed chunks, keys and checksums included):")
+	fmt.Printf("%-38s %-13s %8s %9s %10s %9s %s\n", "dataset", "unit", "count", "store", "all tiers", "naive", "Prometheus TSDB (published, not run)")
+	for _, name := range []string{opsName, latName, latxName} {
+		var n, naive, buckets int64
+		for _, s := range rec[name] {
+			for _, r := range s.Rows {
+				n++
+				naive += 16 // int64 time, int64 value
+				naive += 12 * int64(len(r.Buckets))
+				buckets += int64(len(r.Buckets))
+			}
+		}
+		_, sec := db.TierSize(name, analytics.PerSecond)
+		_, all := db.Size(name)
+		unit, prom := "sample", "1-2 on average; 2.7-7 on per-second rates (issue 11)"
+		if name != opsName {
+			unit = "distr-second"
+			b := float64(buckets) / float64(n)
+			prom = fmt.Sprintf("~22 (issue 11); a sample per bucket, +_sum, _count: here (%.1f+2) x 1-2 = %.0f-%.0f",
+				b, b+2, 2*(b+2))
+		}
+		fmt.Printf("%-38s %-13s %8d %9.2f %10.2f %9.1f %s\n", name, unit, n,
+			float64(sec)/float64(n), float64(all)/float64(n), float64(naive)/float64(n), prom)
+	}
+	fmt.Println("(all tiers: with the minutes and hours, the current ones still uncompressed head records;")
+	fmt.Println(" a distribution-second's buckets cost the store 0.8-0.9 B each: their counts are noisy;")
+	fmt.Println(" naive: 8-byte time and 8-byte value per sample, plus 4-byte index and 8-byte count per bucket;")
+	fmt.Println(" Prometheus: prometheus.io/docs/prometheus/latest/storage, \"around 1-2 bytes per sample\", on 15 s scrapes)")
+	fmt.Println()
+	return nil
+}
+
+// commitCost times a durable second of ten datasets: one AppendBatch, and
+// ten Appends.
+func commitCost(ops []analytics.Second) error {
+	dir, err := os.MkdirTemp("", "bench-store-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	db, err := store.Open(dir, nil)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	const seconds, datasets = 30, 10
+	base := time.Now().Truncate(time.Second)
+	var batchTime, appendTime time.Duration
+	for i := range seconds {
+		var batch []store.Sample
+		for d := range datasets {
+			s := ops[i%len(ops)]
+			s.Time = base.Add(time.Duration(2*i) * time.Second)
+			batch = append(batch, store.Sample{Dataset: fmt.Sprint("d", d), Second: s})
+		}
+		start := time.Now()
+		if err := db.AppendBatch(batch); err != nil {
+			return err
+		}
+		batchTime += time.Since(start)
+		start = time.Now()
+		for _, b := range batch {
+			b.Second.Time = b.Second.Time.Add(time.Second)
+			if err := db.Append(b.Dataset, b.Second); err != nil {
+				return err
+			}
+		}
+		appendTime += time.Since(start)
+	}
+	fmt.Printf("A durable second of %d datasets (fsynced, mean of %d): one AppendBatch %.2f ms, %d Appends %.2f ms\n\n",
+		datasets, seconds, ms(batchTime/seconds), datasets, ms(appendTime/seconds))
+	return nil
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// generator makes seconds of a 50-key breakdown from the recorded shape:
+// the recording's 50 most frequent keys, each second's values those of a
+// recorded second scaled by a random factor in [0.8, 1.2), absent where the
+// recording has the key absent.
+type generator struct {
+	keys []string
+	vals []map[string]int64
+	r    *rand.Rand
+}
+
+func newGenerator(ops []analytics.Second, nkeys int) *generator {
+	freq := map[string]int{}
+	for _, s := range ops {
+		for _, r := range s.Rows {
+			freq[r.Key[0]]++
+		}
+	}
+	g := &generator{r: rand.New(rand.NewPCG(1, 2))}
+	for k := range freq {
+		g.keys = append(g.keys, k)
+	}
+	sort.Slice(g.keys, func(i, j int) bool {
+		a, b := g.keys[i], g.keys[j]
+		return freq[a] > freq[b] || freq[a] == freq[b] && a < b
+	})
+	g.keys = g.keys[:min(nkeys, len(g.keys))]
+	for _, s := range ops {
+		m := map[string]int64{}
+		for _, r := range s.Rows {
+			m[r.Key[0]] = r.Value
+		}
+		g.vals = append(g.vals, m)
+	}
+	return g
+}
+
+func (g *generator) second(i int, t time.Time) analytics.Second {
+	s := analytics.Second{Time: t, Samples: 1}
+	m := g.vals[i%len(g.vals)]
+	for _, k := range g.keys {
+		if v, ok := m[k]; ok {
+			s.Rows = append(s.Rows, analytics.Row{Key: []string{k}, Value: v * int64(800+g.r.IntN(400)) / 1000})
+		}
+	}
+	return s
+}
+
+func readTimes(ops []analytics.Second) error {
+	dir, err := os.MkdirTemp("", "bench-store-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	const week = 7 * 24 * 3600
+	end := time.Date(2026, 1, 8, 0, 0, 0, 0, time.UTC)
+	start := end.Add(-week * time.Second)
+	db, err := store.Open(dir, &store.Options{NoSync: true, Now: func() time.Time { return end }})
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	g := newGenerator(ops, 50)
+	began := time.Now()
+	var batch []store.Sample
+	var rows int64
+	for i := range week {
+		s := g.second(i, start.Add(time.Duration(i)*time.Second))
+		rows += int64(len(s.Rows))
+		batch = append(batch, store.Sample{Dataset: "syscall.ops[name]", Second: s})
+		if len(batch) == 3600 || i == week-1 {
+			if err := db.AppendBatch(batch); err != nil {
+				return err
+			}
+			batch = batch[:0]
+		}
+	}
+	if err := db.Flush(); err != nil {
+		return err
+	}
+	fmt.Printf("Generated: a week of a %d-key breakdown, %.1f keys a second on average, appended in %.1f s (hour batches, no fsync)\n",
+		len(g.keys), float64(rows)/week, time.Since(began).Seconds())
+	_, sec := db.TierSize("syscall.ops[name]", analytics.PerSecond)
+	_, min := db.TierSize("syscall.ops[name]", analytics.PerMinute)
+	fmt.Printf("  on disk: seconds %.2f B/sample; minutes %d bytes\n", float64(sec)/float64(rows), min)
+	lastHour := end.Add(-time.Hour)
+	for _, q := range []struct {
+		what     string
+		from, to time.Time
+		g        analytics.Granularity
+	}{
+		{"one hour of per-second data", lastHour, end, analytics.PerSecond},
+		{"one week of per-minute data", start, end, analytics.PerMinute},
+	} {
+		var times []time.Duration
+		var n int
+		for range 7 {
+			t0 := time.Now()
+			got, err := db.Read("syscall.ops[name]", q.from, q.to, q.g)
+			if err != nil {
+				return err
+			}
+			times = append(times, time.Since(t0))
+			n = len(got)
+		}
+		slices.Sort(times)
+		fmt.Printf("  read %s: %d intervals, median %.1f ms (min %.1f, max %.1f, of 7)\n", q.what, n,
+			ms(times[len(times)/2]), ms(times[0]), ms(times[len(times)-1]))
+	}
+	return nil
+}

@@ -1,0 +1,445 @@
+package agent
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"sort"
+	"time"
+
+	"github.com/sonde-trace/sonde/internal/analytics"
+)
+
+// prepare parses a dataset's name and plans its collection.
+func (a *Agent) prepare(name string) (*dataset, error) {
+	spec, canon, err := a.cat.Parse(name)
+	if err != nil {
+		return nil, userErr(err)
+	}
+	pl, err := a.cat.Plan(spec)
+	if err != nil {
+		return nil, userErr(err)
+	}
+	info := analytics.Dataset{Name: canon, Statistic: spec.Statistic, Filters: spec.Filters,
+		Breakdowns: spec.Breakdowns, Program: pl.Program}
+	return &dataset{info: info, spec: spec, plan: pl}, nil
+}
+
+// run starts ds's collector and primes it.
+func (a *Agent) run(ds *dataset) (collector, error) {
+	c, err := a.start(ds.plan, a.cfg.AggEntries)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.prime(a.now()); err != nil {
+		c.close()
+		return nil, fmt.Errorf("priming %s: %w", ds.info.Name, err)
+	}
+	return c, nil
+}
+
+// Statistics lists the catalogue.
+func (a *Agent) Statistics() []analytics.Statistic { return a.cat.Statistics() }
+
+// Datasets lists the datasets, by name.
+func (a *Agent) Datasets() []analytics.Dataset {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var out []analytics.Dataset
+	for _, ds := range a.sorted() {
+		out = append(out, a.describe(ds))
+	}
+	return out
+}
+
+// describe is what the API shows of ds (a.mu held).
+func (a *Agent) describe(ds *dataset) analytics.Dataset {
+	d := ds.info
+	d.InCore, d.OnDisk = a.st.Size(d.Name)
+	d.InCore += ds.ringBytes
+	return d
+}
+
+// lookup finds a dataset by its name as given or in canonical form (a.mu
+// held).
+func (a *Agent) lookup(name string) *dataset {
+	if ds := a.sets[name]; ds != nil {
+		return ds
+	}
+	if _, canon, err := a.cat.Parse(name); err == nil {
+		return a.sets[canon]
+	}
+	return nil
+}
+
+// Dataset describes one dataset.
+func (a *Agent) Dataset(name string) (analytics.Dataset, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	ds := a.lookup(name)
+	if ds == nil {
+		return analytics.Dataset{}, notFound("dataset", name)
+	}
+	return a.describe(ds), nil
+}
+
+func validState(s analytics.State) bool {
+	return s == analytics.Open || s == analytics.Archived || s == analytics.Suspended
+}
+
+// Create parses spec, compiles and starts the dataset (archived unless
+// another state is asked).
+func (a *Agent) Create(spec string, state analytics.State) (analytics.Dataset, error) {
+	if state == "" {
+		state = analytics.Archived
+	}
+	if !validState(state) {
+		return analytics.Dataset{}, &analytics.Error{Status: http.StatusBadRequest, Message: fmt.Sprintf("unknown state %q", state)}
+	}
+	a.createMu.Lock()
+	defer a.createMu.Unlock()
+	ds, err := a.prepare(spec)
+	if err != nil {
+		return analytics.Dataset{}, err
+	}
+	if err := a.exists(ds.info.Name); err != nil {
+		return analytics.Dataset{}, err
+	}
+	var c collector
+	if state != analytics.Suspended {
+		if c, err = a.run(ds); err != nil {
+			a.startFailed(ds.info.Name, err)
+			return analytics.Dataset{}, err
+		}
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.closed {
+		if c != nil {
+			c.close()
+		}
+		return analytics.Dataset{}, errClosed
+	}
+	ds.coll, ds.info.State, ds.info.Created, ds.open = c, state, a.now().UTC(), state == analytics.Open
+	ds.last = a.st.Last(ds.info.Name)
+	a.sets[ds.info.Name] = ds
+	a.saveDataset(ds)
+	a.event("created", ds.info.Name, "created %s", state)
+	return a.describe(ds), nil
+}
+
+// startFailed records an event for a dataset that could not start for a
+// reason other than the caller's (whose error says it all).
+func (a *Agent) startFailed(name string, err error) {
+	var ae *analytics.Error
+	if errors.As(err, &ae) {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.event("error", name, "the dataset could not start: %v", err)
+}
+
+func (a *Agent) exists(name string) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.sets[name] != nil {
+		return &analytics.Error{Status: http.StatusConflict, Message: fmt.Sprintf("the dataset %q exists", name)}
+	}
+	return nil
+}
+
+// DefineStatistic adds a user's statistic: its D is compiled (never with
+// destructive actions) to check it, and the catalogue checks its shape.
+func (a *Agent) DefineStatistic(name, description, source string) (analytics.Statistic, error) {
+	if err := a.checkD(source); err != nil {
+		return analytics.Statistic{}, err
+	}
+	st, err := a.cat.Define(name, description, source)
+	if err != nil {
+		return analytics.Statistic{}, userErr(err)
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.putJSON(keyStatistic+st.Name, statisticDoc{Name: st.Name, Description: description, Source: source})
+	a.event("defined", "", "statistic %s defined", st.Name)
+	return st, nil
+}
+
+// SetState suspends, resumes, opens or archives a dataset.
+func (a *Agent) SetState(name string, state analytics.State) (analytics.Dataset, error) {
+	if !validState(state) {
+		return analytics.Dataset{}, &analytics.Error{Status: http.StatusBadRequest, Message: fmt.Sprintf("unknown state %q", state)}
+	}
+	a.createMu.Lock()
+	defer a.createMu.Unlock()
+	a.mu.Lock()
+	ds := a.lookup(name)
+	if ds == nil {
+		a.mu.Unlock()
+		return analytics.Dataset{}, notFound("dataset", name)
+	}
+	from := ds.info.State
+	resume := ds.coll == nil && state != analytics.Suspended
+	a.mu.Unlock()
+	var c collector
+	if resume {
+		var err error
+		if c, err = a.run(ds); err != nil {
+			a.mu.Lock()
+			a.event("error", ds.info.Name, "the dataset could not resume: %v", err)
+			a.mu.Unlock()
+			return analytics.Dataset{}, err
+		}
+	}
+	a.mu.Lock()
+	var stopped collector
+	switch {
+	case state == analytics.Suspended:
+		stopped = a.stop(ds, a.now())
+	case resume:
+		ds.coll = c
+	}
+	switch {
+	case state == analytics.Open:
+		ds.open = true
+	case state == analytics.Archived && ds.open:
+		a.flushRing(ds)
+		ds.open = false
+	}
+	ds.info.State = state
+	a.saveDataset(ds)
+	if from != state || resume {
+		a.event(transition(from, state, resume), ds.info.Name, "%s -> %s", from, state)
+	}
+	d := a.describe(ds)
+	a.mu.Unlock()
+	if stopped != nil {
+		stopped.close()
+	}
+	return d, nil
+}
+
+func transition(from, to analytics.State, resume bool) string {
+	switch {
+	case to == analytics.Suspended:
+		return "suspended"
+	case resume:
+		return "resumed"
+	case to == analytics.Open:
+		return "opened"
+	}
+	return "archived"
+}
+
+// Destroy stops a dataset and deletes its data.
+func (a *Agent) Destroy(name string) error {
+	a.createMu.Lock()
+	defer a.createMu.Unlock()
+	a.mu.Lock()
+	ds := a.lookup(name)
+	if ds == nil {
+		a.mu.Unlock()
+		return notFound("dataset", name)
+	}
+	delete(a.sets, ds.info.Name)
+	c := ds.coll
+	ds.coll = nil
+	err := a.st.Delete(ds.info.Name)
+	if e := a.st.DeleteMeta(keyDataset + ds.info.Name); err == nil {
+		err = e
+	}
+	a.event("destroyed", ds.info.Name, "destroyed")
+	a.mu.Unlock()
+	if c != nil {
+		c.close()
+	}
+	if err != nil {
+		return fmt.Errorf("destroying %s: %w", ds.info.Name, err)
+	}
+	return nil
+}
+
+// Data returns a dataset's intervals of granularity g from start for n
+// intervals (the last n with start zero): from the store and, for seconds
+// the store does not have (an open dataset's), from memory. With wait, a
+// range reaching the current second waits until it is sampled (or ctx is
+// done).
+func (a *Agent) Data(ctx context.Context, name string, start time.Time, n int, g analytics.Granularity, wait bool) ([]analytics.Second, error) {
+	if g == "" {
+		g = analytics.PerSecond
+	}
+	if g != analytics.PerSecond && g != analytics.PerMinute && g != analytics.PerHour {
+		return nil, &analytics.Error{Status: http.StatusBadRequest, Message: fmt.Sprintf("unknown granularity %q", g)}
+	}
+	if n <= 0 {
+		return nil, &analytics.Error{Status: http.StatusBadRequest, Message: fmt.Sprintf("%d intervals asked: at least one", n)}
+	}
+	w := width(g)
+	a.mu.Lock()
+	ds := a.lookup(name)
+	if ds == nil {
+		a.mu.Unlock()
+		return nil, notFound("dataset", name)
+	}
+	if wait {
+		target := a.now().Truncate(time.Second).Add(time.Second)
+		if !start.IsZero() {
+			target = minTime(target, start.Truncate(w).Add(time.Duration(n)*w))
+		}
+		if err := a.waitFor(ctx, target); err != nil {
+			a.mu.Unlock()
+			return nil, err
+		}
+		if a.lookup(name) != ds {
+			a.mu.Unlock()
+			return nil, notFound("dataset", name)
+		}
+	}
+	from, to := a.window(start, n, w)
+	dsName := ds.info.Name
+	var ring []analytics.Second
+	for _, s := range ds.ring {
+		if !s.Time.Before(from) && s.Time.Before(to) {
+			ring = append(ring, s)
+		}
+	}
+	a.mu.Unlock()
+	secs, err := a.st.Read(dsName, from, to, g)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", dsName, err)
+	}
+	last := a.st.Last(dsName)
+	var mem []analytics.Second
+	for _, s := range ring {
+		if s.Time.After(last) {
+			mem = append(mem, s)
+		}
+	}
+	return joinSeconds(secs, rollup(mem, g)), nil
+}
+
+// waitFor waits until the seconds before target are sampled (a.mu held;
+// released while waiting).
+func (a *Agent) waitFor(ctx context.Context, target time.Time) error {
+	for a.done.Before(target) && !a.closed {
+		ch := a.ticked
+		a.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			a.mu.Lock()
+			return ctx.Err()
+		case <-ch:
+		}
+		a.mu.Lock()
+	}
+	return nil
+}
+
+// window is the range [from, to) of n intervals of width w from start,
+// or the last n sampled (a.mu held).
+func (a *Agent) window(start time.Time, n int, w time.Duration) (time.Time, time.Time) {
+	span := time.Duration(n) * w
+	if !start.IsZero() {
+		from := start.Truncate(w)
+		return from, from.Add(span)
+	}
+	end := a.done
+	if end.IsZero() {
+		end = a.now().Truncate(time.Second)
+	}
+	if t := end.Truncate(w); t.Before(end) {
+		end = t.Add(w)
+	}
+	return end.Add(-span), end
+}
+
+func minTime(x, y time.Time) time.Time {
+	if x.Before(y) {
+		return x
+	}
+	return y
+}
+
+// joinSeconds merges two time-ordered lists, summing intervals that start
+// at the same time.
+func joinSeconds(x, y []analytics.Second) []analytics.Second {
+	if len(y) == 0 {
+		return x
+	}
+	out := append(append([]analytics.Second(nil), x...), y...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Time.Before(out[j].Time) })
+	var j []analytics.Second
+	for _, s := range out {
+		if n := len(j); n > 0 && j[n-1].Time.Equal(s.Time) {
+			j[n-1].Samples += s.Samples
+			j[n-1].Rows = merge(j[n-1].Rows, s.Rows)
+			continue
+		}
+		j = append(j, s)
+	}
+	return j
+}
+
+// Prune discards the tier's data older than before.
+func (a *Agent) Prune(g analytics.Granularity, before time.Time) error {
+	if g != analytics.PerSecond && g != analytics.PerMinute && g != analytics.PerHour {
+		return &analytics.Error{Status: http.StatusBadRequest, Message: fmt.Sprintf("unknown granularity %q", g)}
+	}
+	return a.st.Prune(g, before)
+}
+
+// Events lists the agent's events, oldest first.
+func (a *Agent) Events() []analytics.Event {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]analytics.Event(nil), a.events...)
+}
+
+// Worksheets lists the saved worksheets, by name.
+func (a *Agent) Worksheets() []analytics.Worksheet {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := make([]analytics.Worksheet, 0, len(a.sheets))
+	for _, w := range a.sheets {
+		out = append(out, w)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		return out[i].Name < out[j].Name || out[i].Name == out[j].Name && out[i].ID < out[j].ID
+	})
+	return out
+}
+
+// SaveWorksheet saves a worksheet, giving it an ID if it has none.
+func (a *Agent) SaveWorksheet(w analytics.Worksheet) (analytics.Worksheet, error) {
+	if w.Name == "" {
+		return w, &analytics.Error{Status: http.StatusBadRequest, Message: "a worksheet needs a name"}
+	}
+	if w.ID == "" {
+		var b [8]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			return w, err
+		}
+		w.ID = hex.EncodeToString(b[:])
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	w.Updated = a.now().UTC()
+	a.sheets[w.ID] = w
+	a.putJSON(keySheet+w.ID, w)
+	return w, nil
+}
+
+// DeleteWorksheet deletes a saved worksheet.
+func (a *Agent) DeleteWorksheet(id string) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if _, ok := a.sheets[id]; !ok {
+		return notFound("worksheet", id)
+	}
+	delete(a.sheets, id)
+	return a.st.DeleteMeta(keySheet + id)
+}

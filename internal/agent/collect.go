@@ -1,0 +1,281 @@
+package agent
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"time"
+
+	"github.com/sonde-trace/sonde/internal/analytics"
+	"github.com/sonde-trace/sonde/internal/format"
+	"github.com/sonde-trace/sonde/internal/stats"
+	"github.com/sonde-trace/sonde/internal/tracer"
+	"github.com/sonde-trace/sonde/internal/value"
+)
+
+// A collector collects one dataset: a tracer session whose aggregation is
+// read every second, or a static sampler of the kernel's counters.
+type collector interface {
+	// prime starts an interval: the next sample counts from now.
+	prime(now time.Time) error
+	// sample returns the rows of the interval since the last prime or
+	// sample: keys that did not change are absent.
+	sample(now time.Time) ([]analytics.Row, error)
+	// cost is what the collector's BPF programs have cost so far (runs,
+	// nanoseconds); zero for static collectors.
+	cost() (runs, ns uint64)
+	// lost is how many aggregation entries (and dynamic variables) could
+	// not be stored so far: their events are not counted.
+	lost() uint64
+	close()
+}
+
+// starter starts a collector for a plan (the agent's is start; tests give
+// fakes).
+type starter func(pl *stats.Plan, aggEntries int) (collector, error)
+
+// start starts the collector a plan asks for.
+func start(pl *stats.Plan, aggEntries int) (collector, error) {
+	if pl.Static != nil {
+		return &static{f: pl.Static}, nil
+	}
+	return startDynamic(pl, aggEntries)
+}
+
+// static samples counters the kernel keeps (stats.Plan.Static).
+type static struct {
+	f func(now time.Time) ([]analytics.Row, error)
+}
+
+func (s *static) prime(now time.Time) error {
+	_, err := s.f(now)
+	return err
+}
+
+func (s *static) sample(now time.Time) ([]analytics.Row, error) {
+	rows, err := s.f(now)
+	sortRows(rows)
+	return rows, err
+}
+
+func (s *static) cost() (runs, ns uint64) { return 0, 0 }
+func (s *static) lost() uint64            { return 0 }
+func (s *static) close()                  {}
+
+// dynamic is a D program's session: its aggregation, read whole each
+// second (cumulative counts summed over CPUs) and differenced with the
+// last reading.
+type dynamic struct {
+	sess  *tracer.Session
+	agg   int
+	fn    value.AggFunc
+	scale func(int) (int64, int64)
+	d     differ
+	sink  lossSink
+}
+
+// compile compiles a dataset's or a user statistic's D. Destructive
+// actions are never allowed: the D comes from the API. Errors are the
+// caller's (400), with the compiler's positioned message.
+func compile(src string, aggEntries int) (*tracer.Program, error) {
+	cfg := &tracer.Config{Sources: []tracer.Source{{Kind: tracer.Inline, Text: src}}, Quiet: true, Prog: "sonded"}
+	if aggEntries > 0 {
+		cfg.Options = []string{fmt.Sprintf("aggsize=%d", aggEntries*64)}
+	}
+	prog, err := tracer.Compile(cfg)
+	if err != nil {
+		return nil, userError(prog, err)
+	}
+	if _, _, err := aggregation(prog); err != nil {
+		return nil, err
+	}
+	return prog, nil
+}
+
+// userError is err as the API shows it: a D error with its position and
+// caret, or the error's text.
+func userError(prog *tracer.Program, err error) error {
+	msg := ""
+	if prog != nil {
+		msg = prog.Render(err)
+	}
+	if msg == "" {
+		msg = err.Error()
+	}
+	return &analytics.Error{Status: http.StatusBadRequest, Message: msg}
+}
+
+// aggregation finds the aggregation a dataset reads: @a, or the only one,
+// and checks that its function can be read per second exactly.
+func aggregation(prog *tracer.Program) (int, value.AggFunc, error) {
+	aggs := prog.Plan.Aggs
+	id := -1
+	for i, a := range aggs {
+		if a.Name == "a" {
+			id = i
+		}
+	}
+	if id < 0 && len(aggs) == 1 {
+		id = 0
+	}
+	if id < 0 {
+		return 0, 0, &analytics.Error{Status: http.StatusBadRequest,
+			Message: fmt.Sprintf("a statistic's D fills one aggregation (or names its own @a); this one has %d", len(aggs))}
+	}
+	switch fn := aggs[id].Func; fn {
+	case value.Count, value.Sum, value.Quantize, value.Lquantize, value.Llquantize:
+		return id, fn, nil
+	default:
+		return 0, 0, &analytics.Error{Status: http.StatusBadRequest,
+			Message: fmt.Sprintf("@%s is a %s(): per-second values are read from count(), sum() or a quantization", aggs[id].Name, fn)}
+	}
+}
+
+func startDynamic(pl *stats.Plan, aggEntries int) (collector, error) {
+	prog, err := compile(pl.Program, aggEntries)
+	if err != nil {
+		return nil, err
+	}
+	id, fn, _ := aggregation(prog)
+	c := &dynamic{agg: id, fn: fn, scale: pl.Scale, d: differ{sum: fn == value.Sum}}
+	sess, err := prog.Start(&tracer.StartOptions{Sink: &c.sink})
+	if err != nil {
+		if msg := prog.Render(err); msg != "" {
+			return nil, &analytics.Error{Status: http.StatusBadRequest, Message: msg}
+		}
+		return nil, fmt.Errorf("starting %s: %w", pl.Spec.Statistic, err)
+	}
+	if err := sess.Begin(); err != nil {
+		sess.Close()
+		return nil, fmt.Errorf("starting %s: %w", pl.Spec.Statistic, err)
+	}
+	c.sess = sess
+	return c, nil
+}
+
+func (c *dynamic) read() []reading {
+	c.sess.Drain()
+	c.sess.Status()
+	a := c.sess.Snapshot(c.agg)
+	if c.scale == nil {
+		c.scale = scaleOf(a)
+	}
+	rs := make([]reading, 0, len(a.Rows))
+	for _, r := range a.Rows {
+		key := make([]string, len(r.Keys))
+		for i, k := range r.Keys {
+			key[i] = format.KeyText(k)
+		}
+		rd := reading{Key: key}
+		switch c.fn {
+		case value.Count:
+			rd.N = r.Val.Count
+		case value.Sum:
+			rd.N = r.Val.Sum
+		default:
+			rd.Buckets = r.Val.Buckets
+			if rd.Buckets == nil {
+				rd.Buckets = []int64{}
+			}
+		}
+		rs = append(rs, rd)
+	}
+	return rs
+}
+
+func (c *dynamic) prime(time.Time) error {
+	c.d.prime(c.read())
+	return nil
+}
+
+func (c *dynamic) sample(time.Time) ([]analytics.Row, error) {
+	rows := c.d.next(c.read())
+	for i := range rows {
+		for j := range rows[i].Buckets {
+			b := &rows[i].Buckets[j]
+			b.Min, b.Max = c.scale(int(b.Index))
+		}
+	}
+	return rows, nil
+}
+
+func (c *dynamic) cost() (runs, ns uint64) {
+	runs, ns, err := c.sess.Cost()
+	if err != nil {
+		return 0, 0
+	}
+	return runs, ns
+}
+
+func (c *dynamic) lost() uint64 { return c.sink.drops }
+
+func (c *dynamic) close() { c.sess.Close() }
+
+// scaleOf is the range of each bucket of a quantization, for statistics
+// whose plan gives no Scale (users' D): [min, max), max 0 for the last.
+func scaleOf(a *value.Aggregation) func(int) (int64, int64) {
+	switch a.Func {
+	case value.Llquantize:
+		q, err := value.LlquantizeOf(a.Params)
+		if err != nil {
+			break
+		}
+		bounds := q.Bounds()
+		return func(i int) (int64, int64) { return between(bounds, i) }
+	case value.Lquantize:
+		q, err := value.LquantizeOf(a.Params)
+		if err != nil {
+			break
+		}
+		return func(i int) (int64, int64) {
+			if i == 0 {
+				return math.MinInt64, q.Lower(1)
+			}
+			if i >= q.Buckets()-1 {
+				return q.Lower(i), 0
+			}
+			return q.Lower(i), q.Lower(i + 1)
+		}
+	case value.Quantize:
+		return func(i int) (int64, int64) {
+			lo, hi := value.QuantizeValue(i), int64(0)
+			if i+1 < value.QuantizeBuckets {
+				hi = value.QuantizeValue(i + 1)
+			}
+			return lo, hi
+		}
+	}
+	return func(int) (int64, int64) { return 0, 0 }
+}
+
+// between is bucket i of bounds as LlquantizeLayout.Bounds gives them.
+func between(bounds []int64, i int) (int64, int64) {
+	lo, hi := int64(math.MinInt64), int64(0)
+	if i >= 1 && i-1 < len(bounds) {
+		lo = bounds[i-1]
+	}
+	if i < len(bounds) {
+		hi = bounds[i]
+	}
+	return lo, hi
+}
+
+// lossSink takes a session's output: nothing is printed; losses are
+// counted (aggregation entries and dynamic variables that did not fit).
+type lossSink struct {
+	drops  uint64
+	faults uint64
+}
+
+func (s *lossSink) Firing(*value.Firing)       {}
+func (s *lossSink) Fault(*value.Fault)         { s.faults++ }
+func (s *lossSink) SetOption(string, string)   {}
+func (s *lossSink) Final([]*value.Aggregation) {}
+func (s *lossSink) Loss(l value.Loss) {
+	if l.Kind == value.DropAggs || l.Kind == value.DropDynVars {
+		s.drops += l.N
+	}
+}
+
+var errClosed = errors.New("agent: closed")

@@ -1,0 +1,197 @@
+package agent
+
+import (
+	"errors"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sonde-trace/sonde/internal/analytics"
+	"github.com/sonde-trace/sonde/internal/stats"
+)
+
+// fakeCat is a catalogue of statistics named fake.*: "fake.ops[k]",
+// "fake.lat" (a distribution); "bad.*" fail to plan.
+type fakeCat struct {
+	mu   sync.Mutex
+	user map[string]string
+}
+
+func (c *fakeCat) Parse(name string) (*stats.Spec, string, error) {
+	stat, rest, _ := strings.Cut(name, "[")
+	if !strings.Contains(stat, ".") {
+		return nil, "", &analytics.Error{Status: 400, Message: "no statistic " + stat}
+	}
+	s := &stats.Spec{Statistic: stat}
+	if rest != "" {
+		for _, p := range strings.Split(strings.TrimSuffix(rest, "]"), "][") {
+			if b, v, ok := strings.Cut(p, "="); ok {
+				s.Filters = append(s.Filters, analytics.Filter{Breakdown: b, Value: v})
+			} else {
+				s.Breakdowns = append(s.Breakdowns, p)
+			}
+		}
+	}
+	return s, name, nil
+}
+
+func (c *fakeCat) Statistics() []analytics.Statistic {
+	return []analytics.Statistic{{Name: "fake.ops", Kind: analytics.Counter}}
+}
+
+func (c *fakeCat) Define(name, desc, src string) (analytics.Statistic, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.user == nil {
+		c.user = map[string]string{}
+	}
+	c.user[name] = src
+	return analytics.Statistic{Name: name, Description: desc, User: true, Source: src}, nil
+}
+
+func (c *fakeCat) Plan(s *stats.Spec) (*stats.Plan, error) {
+	if strings.HasPrefix(s.Statistic, "bad.") {
+		return nil, &analytics.Error{Status: 400, Message: "unknown statistic " + s.Statistic}
+	}
+	return &stats.Plan{Spec: s, Program: "fake program of " + s.Statistic,
+		Scale: func(i int) (int64, int64) { return int64(i) * 10, int64(i+1) * 10 }}, nil
+}
+
+// kernel stands for the aggregation maps of the fake datasets: the test
+// counts events into it, the collectors read it cumulatively.
+type kernel struct {
+	mu      sync.Mutex
+	counts  map[string]map[string]int64   // statistic -> key -> count
+	buckets map[string]map[string][]int64 // statistic -> key -> buckets
+	ns      map[string]uint64             // statistic -> BPF time
+	failing map[string]bool
+	live    map[string]int
+	// errs: a statistic whose reading fails; drops: entries its session
+	// could not make (per session, from zero).
+	errs  map[string]error
+	drops map[string]uint64
+}
+
+func newKernel() *kernel {
+	return &kernel{counts: map[string]map[string]int64{}, buckets: map[string]map[string][]int64{},
+		ns: map[string]uint64{}, failing: map[string]bool{}, live: map[string]int{},
+		errs: map[string]error{}, drops: map[string]uint64{}}
+}
+
+func (k *kernel) add(stat, key string, n int64) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.counts[stat] == nil {
+		k.counts[stat] = map[string]int64{}
+	}
+	k.counts[stat][key] += n
+	k.ns[stat] += uint64(n) * 100
+}
+
+func (k *kernel) addBucket(stat, key string, i int, n int64) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.buckets[stat] == nil {
+		k.buckets[stat] = map[string][]int64{}
+	}
+	b := k.buckets[stat][key]
+	for len(b) <= i {
+		b = append(b, 0)
+	}
+	b[i] += n
+	k.buckets[stat][key] = b
+}
+
+func (k *kernel) set(stat, key string, n int64) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if n < 0 {
+		delete(k.counts[stat], key)
+		return
+	}
+	k.counts[stat][key] = n
+}
+
+func (k *kernel) start(pl *stats.Plan, _ int) (collector, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.failing[pl.Spec.Statistic] {
+		return nil, errors.New("the kernel refused the program")
+	}
+	k.live[pl.Spec.Statistic]++
+	k.drops[pl.Spec.Statistic] = 0
+	return &fakeColl{k: k, stat: pl.Spec.Statistic, scale: pl.Scale}, nil
+}
+
+// fakeColl reads the fake kernel with the differ, as dynamic does.
+type fakeColl struct {
+	k     *kernel
+	stat  string
+	scale func(int) (int64, int64)
+	d     differ
+}
+
+func (c *fakeColl) read() []reading {
+	c.k.mu.Lock()
+	defer c.k.mu.Unlock()
+	var rs []reading
+	for key, n := range c.k.counts[c.stat] {
+		rs = append(rs, reading{Key: []string{key}, N: n})
+	}
+	for key, b := range c.k.buckets[c.stat] {
+		rs = append(rs, reading{Key: []string{key}, Buckets: append([]int64(nil), b...)})
+	}
+	return rs
+}
+
+func (c *fakeColl) prime(time.Time) error { c.d.prime(c.read()); return nil }
+func (c *fakeColl) sample(time.Time) ([]analytics.Row, error) {
+	c.k.mu.Lock()
+	err := c.k.errs[c.stat]
+	c.k.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	rows := c.d.next(c.read())
+	for i := range rows {
+		for j := range rows[i].Buckets {
+			b := &rows[i].Buckets[j]
+			b.Min, b.Max = c.scale(int(b.Index))
+		}
+	}
+	return rows, nil
+}
+func (c *fakeColl) cost() (uint64, uint64) {
+	c.k.mu.Lock()
+	defer c.k.mu.Unlock()
+	return c.k.ns[c.stat] / 100, c.k.ns[c.stat]
+}
+func (c *fakeColl) lost() uint64 {
+	c.k.mu.Lock()
+	defer c.k.mu.Unlock()
+	return c.k.drops[c.stat]
+}
+func (c *fakeColl) close() {
+	c.k.mu.Lock()
+	defer c.k.mu.Unlock()
+	c.k.live[c.stat]--
+}
+
+// clock is an injected clock.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *clock) advance(d time.Duration) time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+	return c.t
+}

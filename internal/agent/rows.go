@@ -1,0 +1,126 @@
+package agent
+
+import (
+	"sort"
+	"time"
+
+	"github.com/sonde-trace/sonde/internal/analytics"
+)
+
+// fold keeps at most limit rows: the limit-1 largest keys of the second,
+// and the others summed into one row whose key is analytics.Other in
+// every position. It returns how many keys were folded (0 if none).
+func fold(rows []analytics.Row, limit int) ([]analytics.Row, int) {
+	if limit <= 0 || len(rows) <= limit {
+		return rows, 0
+	}
+	sorted := append([]analytics.Row(nil), rows...)
+	sort.SliceStable(sorted, func(i, j int) bool {
+		if sorted[i].Value != sorted[j].Value {
+			return sorted[i].Value > sorted[j].Value
+		}
+		return keyID(sorted[i].Key) < keyID(sorted[j].Key)
+	})
+	keep := max(limit-1, 0)
+	kept := sorted[:keep:keep]
+	other := analytics.Row{Key: make([]string, len(sorted[keep].Key))}
+	for i := range other.Key {
+		other.Key[i] = analytics.Other
+	}
+	for _, r := range sorted[keep:] {
+		other = add(other, r)
+	}
+	sortRows(kept)
+	return append(kept, other), len(sorted) - keep
+}
+
+// add sums r into acc: values, and buckets index by index.
+func add(acc, r analytics.Row) analytics.Row {
+	acc.Value += r.Value
+	if len(r.Buckets) == 0 {
+		return acc
+	}
+	byIndex := map[int32]analytics.Bucket{}
+	for _, b := range acc.Buckets {
+		byIndex[b.Index] = b
+	}
+	for _, b := range r.Buckets {
+		if c, ok := byIndex[b.Index]; ok {
+			c.Count += b.Count
+			byIndex[b.Index] = c
+		} else {
+			byIndex[b.Index] = b
+		}
+	}
+	acc.Buckets = acc.Buckets[:0:0]
+	for _, b := range byIndex {
+		acc.Buckets = append(acc.Buckets, b)
+	}
+	sort.Slice(acc.Buckets, func(i, j int) bool { return acc.Buckets[i].Index < acc.Buckets[j].Index })
+	return acc
+}
+
+// merge sums two sets of rows key by key.
+func merge(a, b []analytics.Row) []analytics.Row {
+	byKey := map[string]analytics.Row{}
+	for _, rows := range [][]analytics.Row{a, b} {
+		for _, r := range rows {
+			id := keyID(r.Key)
+			if acc, ok := byKey[id]; ok {
+				byKey[id] = add(acc, r)
+			} else {
+				byKey[id] = add(analytics.Row{Key: r.Key}, r)
+			}
+		}
+	}
+	out := make([]analytics.Row, 0, len(byKey))
+	for _, r := range byKey {
+		out = append(out, r)
+	}
+	sortRows(out)
+	return out
+}
+
+// width is the length of an interval of granularity g.
+func width(g analytics.Granularity) time.Duration {
+	switch g {
+	case analytics.PerMinute:
+		return time.Minute
+	case analytics.PerHour:
+		return time.Hour
+	}
+	return time.Second
+}
+
+// rollup sums seconds (in time order) into intervals of granularity g, as
+// the store's coarser tiers do: counters and buckets summed, Samples the
+// seconds each interval holds.
+func rollup(secs []analytics.Second, g analytics.Granularity) []analytics.Second {
+	w := width(g)
+	if w == time.Second {
+		return secs
+	}
+	var out []analytics.Second
+	for _, s := range secs {
+		t := s.Time.Truncate(w)
+		if n := len(out); n > 0 && out[n-1].Time.Equal(t) {
+			out[n-1].Samples += s.Samples
+			out[n-1].Rows = merge(out[n-1].Rows, s.Rows)
+			continue
+		}
+		out = append(out, analytics.Second{Time: t, Samples: s.Samples, Rows: merge(nil, s.Rows)})
+	}
+	return out
+}
+
+// bytesOf estimates the memory a second takes.
+func bytesOf(s analytics.Second) int64 {
+	n := int64(64)
+	for _, r := range s.Rows {
+		n += 64 + int64(len(r.Buckets))*32
+		for _, k := range r.Key {
+			n += 16 + int64(len(k))
+		}
+	}
+	return n
+}

@@ -1,0 +1,5 @@
+package agent
+
+import "sort"
+
+func sortStrings(s []string) { sort.Strings(s) }

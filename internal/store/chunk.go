@@ -1,0 +1,568 @@
+package store
+
+import (
+	"bytes"
+	"encoding/binary"
+	"hash/crc32"
+	"slices"
+	"time"
+
+	"github.com/klauspost/compress/fse"
+	"github.com/klauspost/compress/huff0"
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/sonde-trace/sonde/internal/analytics"
+)
+
+// A chunk holds one dataset's intervals of one tier in one window, in
+// columns (docs/format/store.md):
+//
+//	byte version (1) | crc32c(rest) uint32 LE | byte codec (0 raw, 1 zstd) |
+//	uvarint body length | body, compressed by codec
+//
+// The body, before compression:
+//
+//	times    uvarint n; n offsets from the window in steps, delta-of-delta
+//	samples  n × varint delta from the previous interval's
+//	keys     uvarint k; k keys, sorted
+//	table    uvarint t; t buckets (index, min, max), sorted, each a varint
+//	         delta from the previous
+//	presence k × (uvarint runs; runs alternately absent and present,
+//	         starting absent)
+//	values   k × (byte mode; one varint per present interval: the value,
+//	         its delta, or its delta-of-delta, whichever is shortest; a
+//	         distribution's value less the sum of its buckets)
+//	buckets  if t > 0: k × per present interval uvarint bucket count;
+//	         k × positions in the table (first a varint delta from the
+//	         previous interval's first, then uvarint gaps); k × counts,
+//	         each a varint delta from the same bucket's last count in
+//	         the key's column (0 before its first)
+const (
+	chunkVersion = 1
+	codecRaw     = 0
+	codecZstd    = 1
+	codecHuff    = 2
+	codecFSE     = 3
+)
+
+// The body's sections, each compressed on its own.
+const (
+	secMeta = iota
+	secValues
+	secSizes
+	secPositions
+	secCounts
+	numSections
+)
+
+// Value column modes.
+const (
+	modeRaw = iota
+	modeDelta
+	modeDoD
+)
+
+// codec compresses chunk bodies; one per store.
+type codec struct {
+	enc *zstd.Encoder
+	dec *zstd.Decoder
+}
+
+func newCodec() (*codec, error) {
+	enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedBestCompression), zstd.WithEncoderConcurrency(1))
+	if err != nil {
+		return nil, err
+	}
+	dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(1<<30))
+	if err != nil {
+		enc.Close()
+		return nil, err
+	}
+	return &codec{enc: enc, dec: dec}, nil
+}
+
+func (c *codec) close() {
+	c.enc.Close()
+	c.dec.Close()
+}
+
+// encodeChunk encodes intervals (sorted, canonical rows, all in the window
+// starting at start, on multiples of step seconds).
+func (c *codec) encodeChunk(start, step int64, ivs []analytics.Second) []byte {
+	out := make([]byte, 5, 256)
+	out[0] = chunkVersion
+	secs := encodeBody(start, step, ivs)
+	out = binary.AppendUvarint(out, uint64(len(secs)))
+	for _, sec := range secs {
+		out = c.appendSection(out, sec)
+	}
+	binary.LittleEndian.PutUint32(out[1:], crc32.Checksum(out[5:], castagnoli))
+	return out
+}
+
+// appendSection appends a section compressed by whichever codec makes it
+// shortest: codec byte, uvarint raw length, uvarint length, bytes.
+func (c *codec) appendSection(out, sec []byte) []byte {
+	codecID, payload := byte(codecRaw), sec
+	try := func(id byte, enc []byte, err error) {
+		if err == nil && len(enc) < len(payload) {
+			codecID, payload = id, enc
+		}
+	}
+	try(codecZstd, c.enc.EncodeAll(sec, nil), nil)
+	if len(sec) <= entropyMax {
+		enc, _, err := huff0.Compress1X(sec, &huff0.Scratch{})
+		try(codecHuff, bytes.Clone(enc), err)
+		enc, err = fse.Compress(sec, &fse.Scratch{})
+		try(codecFSE, bytes.Clone(enc), err)
+	}
+	out = append(out, codecID)
+	out = binary.AppendUvarint(out, uint64(len(sec)))
+	out = binary.AppendUvarint(out, uint64(len(payload)))
+	return append(out, payload...)
+}
+
+// entropyMax bounds the sections the entropy coders take (their block
+// size).
+const entropyMax = 64 << 10
+
+// decodeChunk checks and decodes a chunk; a bad checksum or structure is
+// errCorrupt.
+func (c *codec) decodeChunk(start, step int64, b []byte) ([]analytics.Second, error) {
+	if len(b) < 6 || b[0] != chunkVersion || binary.LittleEndian.Uint32(b[1:]) != crc32.Checksum(b[5:], castagnoli) {
+		return nil, errCorrupt
+	}
+	r := &reader{b: b[5:]}
+	n := r.count()
+	secs := make([][]byte, n)
+	for i := range secs {
+		id := r.byte()
+		raw := r.uvarint()
+		payload := r.bytes(r.count())
+		if r.err != nil || raw > 1<<30 {
+			return nil, errCorrupt
+		}
+		sec, err := c.decodeSection(id, int(raw), payload)
+		if err != nil || len(sec) != int(raw) {
+			return nil, errCorrupt
+		}
+		secs[i] = sec
+	}
+	if len(r.b) != 0 || len(secs) != numSections {
+		return nil, errCorrupt
+	}
+	return decodeBody(start, step, secs)
+}
+
+func (c *codec) decodeSection(id byte, raw int, payload []byte) ([]byte, error) {
+	switch id {
+	case codecRaw:
+		return payload, nil
+	case codecZstd:
+		return c.dec.DecodeAll(payload, make([]byte, 0, raw))
+	case codecHuff:
+		if raw > entropyMax {
+			return nil, errCorrupt
+		}
+		s, rest, err := huff0.ReadTable(payload, &huff0.Scratch{MaxDecodedSize: raw})
+		if err != nil {
+			return nil, err
+		}
+		out, err := s.Decompress1X(rest)
+		return bytes.Clone(out), err
+	case codecFSE:
+		if raw > entropyMax {
+			return nil, errCorrupt
+		}
+		out, err := fse.Decompress(payload, &fse.Scratch{DecompressLimit: raw})
+		return bytes.Clone(out), err
+	}
+	return nil, errCorrupt
+}
+
+// column is a key's data across a chunk's intervals.
+type column struct {
+	key     []string
+	present []bool
+	rows    []analytics.Row // one per present interval
+}
+
+// encodeBody encodes intervals into the body's sections.
+func encodeBody(start, step int64, ivs []analytics.Second) [][]byte {
+	secs := make([][]byte, numSections)
+	b := binary.AppendUvarint(nil, uint64(len(ivs)))
+	b = appendTimes(b, start, step, ivs)
+	cols, table := columns(ivs)
+	b = binary.AppendUvarint(b, uint64(len(cols)))
+	for _, c := range cols {
+		b = appendKey(b, c.key)
+	}
+	b = binary.AppendUvarint(b, uint64(len(table)))
+	var prev analytics.Bucket
+	for _, t := range table {
+		b = binary.AppendVarint(b, int64(t.Index)-int64(prev.Index))
+		b = binary.AppendVarint(b, t.Min-prev.Min)
+		b = binary.AppendVarint(b, t.Max-prev.Max)
+		prev = t
+	}
+	for _, c := range cols {
+		b = appendRuns(b, c.present)
+	}
+	secs[secMeta] = b
+	for _, c := range cols {
+		secs[secValues] = appendValues(secs[secValues], c.rows)
+	}
+	if len(table) > 0 {
+		appendBuckets(secs, cols, table)
+	}
+	return secs
+}
+
+func appendTimes(b []byte, start, step int64, ivs []analytics.Second) []byte {
+	var prev, delta int64
+	for i, iv := range ivs {
+		off := (iv.Time.Unix() - start) / step
+		switch i {
+		case 0:
+			b = binary.AppendUvarint(b, uint64(off))
+		default:
+			d := off - prev
+			b = binary.AppendVarint(b, d-delta)
+			delta = d
+		}
+		prev = off
+	}
+	var samples int64
+	for _, iv := range ivs {
+		b = binary.AppendVarint(b, int64(iv.Samples)-samples)
+		samples = int64(iv.Samples)
+	}
+	return b
+}
+
+// columns turns intervals into one column per key, keys sorted, and the
+// table of the buckets they use.
+func columns(ivs []analytics.Second) ([]*column, []analytics.Bucket) {
+	byKey := map[string]*column{}
+	var cols []*column
+	var table []analytics.Bucket
+	seen := map[analytics.Bucket]bool{}
+	for i, iv := range ivs {
+		for _, r := range iv.Rows {
+			id := string(appendKey(nil, r.Key))
+			c := byKey[id]
+			if c == nil {
+				c = &column{key: r.Key, present: make([]bool, len(ivs))}
+				byKey[id] = c
+				cols = append(cols, c)
+			}
+			c.present[i] = true
+			c.rows = append(c.rows, r)
+			for _, k := range r.Buckets {
+				k.Count = 0
+				if !seen[k] {
+					seen[k] = true
+					table = append(table, k)
+				}
+			}
+		}
+	}
+	slices.SortFunc(cols, func(a, b *column) int { return compareKeys(a.key, b.key) })
+	slices.SortFunc(table, compareBuckets)
+	return cols, table
+}
+
+// appendRuns writes presence as run lengths, alternately absent and
+// present, starting absent.
+func appendRuns(b []byte, present []bool) []byte {
+	var runs []uint64
+	cur, n := false, uint64(0)
+	for _, p := range present {
+		if p != cur {
+			runs = append(runs, n)
+			cur, n = p, 0
+		}
+		n++
+	}
+	runs = append(runs, n)
+	b = binary.AppendUvarint(b, uint64(len(runs)))
+	for _, r := range runs {
+		b = binary.AppendUvarint(b, r)
+	}
+	return b
+}
+
+// appendValues writes a column's values in the shortest of three modes.
+// A distribution's value is stored less the sum of its buckets (zero when
+// it is their sum, as it is for the agent's distributions).
+func appendValues(b []byte, rows []analytics.Row) []byte {
+	vals := make([]int64, len(rows))
+	for i, r := range rows {
+		vals[i] = r.Value - bucketSum(r.Buckets)
+	}
+	var best []byte
+	for mode := modeRaw; mode <= modeDoD; mode++ {
+		enc := []byte{byte(mode)}
+		var p1, p2 int64
+		for _, v := range vals {
+			switch mode {
+			case modeRaw:
+				enc = binary.AppendVarint(enc, v)
+			case modeDelta:
+				enc = binary.AppendVarint(enc, v-p1)
+			case modeDoD:
+				enc = binary.AppendVarint(enc, (v-p1)-(p1-p2))
+			}
+			p1, p2 = v, p1
+		}
+		if best == nil || len(enc) < len(best) {
+			best = enc
+		}
+	}
+	return append(b, best...)
+}
+
+func bucketSum(bs []analytics.Bucket) int64 {
+	var s int64
+	for _, k := range bs {
+		s += k.Count
+	}
+	return s
+}
+
+// appendBuckets writes the rows' buckets. A row whose buckets are all
+// nonzero and fill most of their range is dense: its first position and
+// span, then a count for every position of the span (0 where it has no
+// bucket); another lists its positions. The counts are range coded
+// (rc.go).
+func appendBuckets(secs [][]byte, cols []*column, table []analytics.Bucket) {
+	pos := make(map[analytics.Bucket]int, len(table))
+	for i, t := range table {
+		pos[t] = i
+	}
+	place := func(k analytics.Bucket) int { k.Count = 0; return pos[k] }
+	enc := newRCEncoder()
+	count := enc.count
+	for _, c := range cols {
+		first := 0
+		for _, r := range c.rows {
+			enc.startRow()
+			nb := len(r.Buckets)
+			if nb == 0 {
+				secs[secSizes] = append(secs[secSizes], 0)
+				continue
+			}
+			lo, hi := place(r.Buckets[0]), place(r.Buckets[nb-1])
+			secs[secPositions] = binary.AppendVarint(secs[secPositions], int64(lo-first))
+			first = lo
+			if span := hi - lo + 1; dense(r.Buckets, span) {
+				secs[secSizes] = binary.AppendUvarint(secs[secSizes], uint64(span)<<1|1)
+				j := 0
+				for p := lo; p <= hi; p++ {
+					if place(r.Buckets[j]) == p {
+						count(r.Buckets[j].Count)
+						j++
+					} else {
+						count(0)
+					}
+				}
+				continue
+			}
+			secs[secSizes] = binary.AppendUvarint(secs[secSizes], uint64(nb)<<1)
+			for j, k := range r.Buckets {
+				if j > 0 {
+					secs[secPositions] = binary.AppendUvarint(secs[secPositions], uint64(place(k)-place(r.Buckets[j-1])-1))
+				}
+				count(k.Count)
+			}
+		}
+	}
+	secs[secCounts] = enc.finish()
+}
+
+// dense says whether a row's buckets are better written as a span: all
+// nonzero (a zero count in a span means no bucket), filling most of it.
+func dense(bs []analytics.Bucket, span int) bool {
+	for _, k := range bs {
+		if k.Count == 0 {
+			return false
+		}
+	}
+	return span <= 2*len(bs)+2
+}
+
+func decodeBody(start, step int64, secs [][]byte) ([]analytics.Second, error) {
+	r := &reader{b: secs[secMeta]}
+	n := r.count()
+	ivs := make([]analytics.Second, n)
+	var prev, delta int64
+	for i := range ivs {
+		off := int64(0)
+		if i == 0 {
+			off = int64(r.uvarint())
+		} else {
+			delta += r.varint()
+			off = prev + delta
+		}
+		prev = off
+		ivs[i].Time = time.Unix(start+off*step, 0).UTC()
+	}
+	var samples int64
+	for i := range ivs {
+		samples += r.varint()
+		ivs[i].Samples = int(samples)
+	}
+	cols := make([]*column, r.count())
+	for i := range cols {
+		cols[i] = &column{key: r.key(), present: make([]bool, n)}
+	}
+	table := readTable(r)
+	for _, c := range cols {
+		readRuns(r, c.present)
+	}
+	vr := &reader{b: secs[secValues]}
+	for _, c := range cols {
+		readValues(vr, c)
+	}
+	br := [numSections]*reader{secSizes: {b: secs[secSizes]}, secPositions: {b: secs[secPositions]},
+		secCounts: {b: secs[secCounts]}}
+	if len(table) > 0 {
+		readBuckets(br, cols, table)
+	}
+	for _, x := range []*reader{r, vr, br[secSizes], br[secPositions], br[secCounts]} {
+		if x.err != nil || len(x.b) != 0 {
+			return nil, errCorrupt
+		}
+	}
+	for _, c := range cols {
+		j := 0
+		for i, p := range c.present {
+			if p {
+				ivs[i].Rows = append(ivs[i].Rows, c.rows[j])
+				j++
+			}
+		}
+	}
+	return ivs, nil
+}
+
+func readTable(r *reader) []analytics.Bucket {
+	table := make([]analytics.Bucket, r.count())
+	var prev analytics.Bucket
+	for i := range table {
+		prev.Index += int32(r.varint())
+		prev.Min += r.varint()
+		prev.Max += r.varint()
+		table[i] = prev
+	}
+	return table
+}
+
+func readRuns(r *reader, present []bool) {
+	runs := r.count()
+	i, cur := 0, false
+	for range runs {
+		n := r.uvarint()
+		if n > uint64(len(present)-i) {
+			r.err = errCorrupt
+			return
+		}
+		for range n {
+			present[i] = cur
+			i++
+		}
+		cur = !cur
+	}
+	if i != len(present) {
+		r.err = errCorrupt
+	}
+}
+
+// readValues reads a column's values (the values less their buckets'
+// sums, added back by readBuckets).
+func readValues(r *reader, c *column) {
+	np := 0
+	for _, p := range c.present {
+		if p {
+			np++
+		}
+	}
+	mode := r.byte()
+	if mode > modeDoD {
+		r.err = errCorrupt
+		return
+	}
+	c.rows = make([]analytics.Row, np)
+	var p1, p2 int64
+	for i := range c.rows {
+		d := r.varint()
+		var v int64
+		switch mode {
+		case modeRaw:
+			v = d
+		case modeDelta:
+			v = p1 + d
+		case modeDoD:
+			v = d + p1 + (p1 - p2)
+		}
+		p1, p2 = v, p1
+		c.rows[i] = analytics.Row{Key: c.key, Value: v}
+	}
+}
+
+func readBuckets(br [numSections]*reader, cols []*column, table []analytics.Bucket) {
+	sizes, positions := br[secSizes], br[secPositions]
+	dec := newRCDecoder(br[secCounts].b)
+	br[secCounts].b = nil
+	count := dec.count
+	defer func() {
+		if dec.overrun > 0 {
+			positions.err = errCorrupt
+		}
+	}()
+	for _, c := range cols {
+		first := 0
+		for i := range c.rows {
+			dec.startRow()
+			size := sizes.uvarint()
+			n := size >> 1
+			if n > uint64(len(table)) {
+				sizes.err = errCorrupt
+				return
+			}
+			if n == 0 {
+				continue
+			}
+			row := &c.rows[i]
+			p := first + int(positions.varint())
+			first = p
+			if p < 0 || p+int(n) > len(table) {
+				positions.err = errCorrupt
+				return
+			}
+			if size&1 == 1 {
+				for q := p; q < p+int(n); q++ {
+					if v := count(); v != 0 {
+						k := table[q]
+						k.Count = v
+						row.Buckets = append(row.Buckets, k)
+					}
+				}
+			} else {
+				row.Buckets = make([]analytics.Bucket, n)
+				for j := range row.Buckets {
+					if j > 0 {
+						p += 1 + int(positions.uvarint())
+					}
+					if p >= len(table) {
+						positions.err = errCorrupt
+						return
+					}
+					row.Buckets[j] = table[p]
+					row.Buckets[j].Count = count()
+				}
+			}
+			row.Value += bucketSum(row.Buckets)
+		}
+	}
+}
