@@ -203,9 +203,9 @@ func TestDrill(t *testing.T) {
 		{"syscall.ops[execname][name]", "dd", "pid", "several breakdowns"},
 		{"syscall.ops[execname]", "pid=1", "name", "no breakdown pid"},
 		{"syscall.ops[execname]", "dd", "execname", "already"},
-		{"syscall.ops[execname", "dd", "name", "expected ]"},
-		{"[execname]", "dd", "name", "no statistic"},
-		{"syscall.ops[]", "dd", "name", "empty breakdown"},
+		{"syscall.ops[execname", "dd", "name", "byte 21: missing ']'"},
+		{"[execname]", "dd", "name", "a statistic's name is expected"},
+		{"syscall.ops[]", "dd", "name", "expected a breakdown's name"},
 	} {
 		if _, err := cli.Drill(c.spec, c.key, c.by); err == nil || !strings.Contains(err.Error(), c.err) {
 			t.Errorf("Drill(%q, %q, %q): %v, want %q", c.spec, c.key, c.by, err, c.err)
