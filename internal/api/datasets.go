@@ -39,6 +39,7 @@ type datasetJSON struct {
 	NsPerEvent      float64            `json:"ns_per_event"`
 	Program         string             `json:"program,omitempty"`
 	Overflow        int64              `json:"overflow"`
+	Dropped         int64              `json:"dropped"`
 }
 
 // datasetHref is the URL of a dataset.
@@ -85,7 +86,7 @@ func showDataset(d analytics.Dataset, index int, stats map[string]analytics.Stat
 		Statistic: d.Statistic, Filters: nonNil(d.Filters), Breakdowns: nonNil(d.Breakdowns),
 		State: d.State, Kind: st.Kind, Unit: st.Unit, Created: d.Created, OnDisk: d.OnDisk,
 		EventsPerSecond: d.EventsPerSecond, NsPerEvent: d.NsPerEvent, Program: d.Program,
-		Overflow: d.Overflow,
+		Overflow: d.Overflow, Dropped: d.Dropped,
 	}
 }
 
