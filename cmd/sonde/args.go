@@ -54,6 +54,7 @@ func flagOf(k tracer.SourceKind) byte {
 const usage = `Usage: sonde [-CeGhlqSvVwZ] [--json] [--folded] [-c cmd] [-p pid] [-o output]
 	[-n probe-program] [-s script] [-P provider] [-m module] [-f function]
 	[-x opt[=val]] [-L dir] [args ...]
+       sonde analytics COMMAND ...  (sonded's datasets: sonde analytics help)
 
 	-c  run a command and trace it; exit when it exits ($target is its pid)
 	-C  run the C preprocessor (cpp) over scripts

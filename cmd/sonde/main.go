@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/sonde-trace/sonde/internal/cli"
 	"github.com/sonde-trace/sonde/internal/format"
 	"github.com/sonde-trace/sonde/internal/plan"
 	"github.com/sonde-trace/sonde/internal/provider"
@@ -32,6 +33,9 @@ func warnf(w io.Writer, format string, args ...any) {
 
 // run is the whole command; it returns the exit status.
 func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "analytics" {
+		return cli.Run(args[1:], os.Stdin, stdout, stderr)
+	}
 	cfg, err := parseArgs(args)
 	if err != nil {
 		warnf(stderr, "%v", err)

@@ -18,6 +18,14 @@ import (
 	"time"
 )
 
+// DefaultPort is the TCP port sonded listens on by default, and that
+// clients (sonde analytics) reach it at: on loopback, where no credentials
+// are needed.
+const DefaultPort = 7390
+
+// DefaultAddr is sonded's default listening address, 127.0.0.1:7390.
+const DefaultAddr = "127.0.0.1:7390"
+
 // Kind says what a statistic's values are.
 type Kind string
 

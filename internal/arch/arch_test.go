@@ -54,6 +54,8 @@ var rules = []rule{
 		Why: "the tracer hands values to a sink; it does not print"},
 	{From: "internal/store", Not: []string{"internal/runtime", "internal/codegen", "internal/consume", "internal/d/", "github.com/cilium/ebpf"},
 		Why: "the agent's store knows nothing of BPF"},
+	{From: "cmd/sonde", Not: []string{"net/http"}, Direct: true,
+		Why: "sonde reaches the agent's API only through internal/cli"},
 	{From: "internal/api", Not: []string{"internal/runtime", "internal/codegen", "internal/consume", "github.com/cilium/ebpf"},
 		Why: "the agent's API reads the store; the agent is the only bridge to the tracer"},
 }
