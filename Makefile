@@ -9,6 +9,7 @@ all: build
 
 build:
 	$(GO) build -trimpath -o $(BIN) ./cmd/sonde
+	$(GO) build -trimpath -o bin/sonded ./cmd/sonded
 
 # Packages whose tests need root (their TestMain is testenv.Root): the
 # kernel, tracefs, other processes. The rest need no privilege.

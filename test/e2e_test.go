@@ -42,11 +42,13 @@ func TestMain(m *testing.M) {
 		os.Stderr.WriteString("the end-to-end suite must run as root\n")
 		os.Exit(1)
 	}
-	build := exec.Command("go", "build", "-o", sonde, "./cmd/sonde")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		os.Stderr.Write(out)
-		os.Exit(1)
+	for _, cmd := range []string{"sonde", "sonded"} {
+		build := exec.Command("go", "build", "-o", filepath.Join(root, "bin", cmd), "./cmd/"+cmd)
+		build.Dir = root
+		if out, err := build.CombinedOutput(); err != nil {
+			os.Stderr.Write(out)
+			os.Exit(1)
+		}
 	}
 	dir, err := os.MkdirTemp("", "sonde-e2e-")
 	if err != nil {

@@ -521,3 +521,17 @@ func TestErrorsAndDropsReported(t *testing.T) {
 		t.Errorf("drop events %q, want 7 then 2", drops)
 	}
 }
+
+// A gauge read by the minute is the mean of its seconds, not their sum
+// (cpu.utilization was summed before: 60 seconds at 50% read as 3000%).
+func TestGaugeAverage(t *testing.T) {
+	secs := []analytics.Second{
+		{Samples: 60, Rows: []analytics.Row{{Value: 60 * 5000}, {Key: []string{"user"}, Value: 60*2500 + 29}}},
+		{Samples: 1, Rows: []analytics.Row{{Value: 7}}},
+		{Samples: 4, Rows: []analytics.Row{{Value: -10}}},
+	}
+	averageGauge(secs)
+	if got := []int64{secs[0].Rows[0].Value, secs[0].Rows[1].Value, secs[1].Rows[0].Value, secs[2].Rows[0].Value}; got[0] != 5000 || got[1] != 2500 || got[2] != 7 || got[3] != -3 {
+		t.Errorf("averages = %v, want [5000 2500 7 -3]", got)
+	}
+}

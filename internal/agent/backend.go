@@ -301,6 +301,7 @@ func (a *Agent) Data(ctx context.Context, name string, start time.Time, n int, g
 	}
 	from, to := a.window(start, n, w)
 	dsName := ds.info.Name
+	gauge := ds.plan != nil && ds.plan.Stat.Kind == analytics.Gauge
 	var ring []analytics.Second
 	for _, s := range ds.ring {
 		if !s.Time.Before(from) && s.Time.Before(to) {
@@ -319,7 +320,31 @@ func (a *Agent) Data(ctx context.Context, name string, start time.Time, n int, g
 			mem = append(mem, s)
 		}
 	}
-	return joinSeconds(secs, rollup(mem, g)), nil
+	out := joinSeconds(secs, rollup(mem, g))
+	if gauge {
+		averageGauge(out)
+	}
+	return out, nil
+}
+
+// averageGauge turns the sums of a gauge's levels over coarser intervals
+// into their averages (rounded to nearest): a minute of cpu.utilization is
+// the mean of its seconds, not their sum. A second is its own level.
+func averageGauge(secs []analytics.Second) {
+	for i := range secs {
+		n := int64(secs[i].Samples)
+		if n <= 1 {
+			continue
+		}
+		for j := range secs[i].Rows {
+			v := secs[i].Rows[j].Value
+			if v >= 0 {
+				secs[i].Rows[j].Value = (v + n/2) / n
+			} else {
+				secs[i].Rows[j].Value = (v - n/2) / n
+			}
+		}
+	}
 }
 
 // waitFor waits until the seconds before target are sampled (a.mu held;

@@ -46,6 +46,7 @@ flags of every command:
 // Run runs `sonde analytics` with args (those after "analytics") and
 // returns the exit status: 0, 1 for a failure, 2 for bad usage.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	args = commandFirst(args)
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		fmt.Fprint(stdout, usage)
 		if len(args) == 0 {
@@ -77,6 +78,25 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// commandFirst moves the command before the flags given ahead of it
+// ("-url U datasets" is "datasets -url U"): every flag before a command
+// takes a value, in the next word or after "=".
+func commandFirst(args []string) []string {
+	i := 0
+	for i < len(args) && strings.HasPrefix(args[i], "-") && args[i] != "-h" && args[i] != "--help" {
+		if strings.Contains(args[i], "=") {
+			i++
+		} else {
+			i += 2
+		}
+	}
+	if i == 0 || i >= len(args) {
+		return args
+	}
+	out := append([]string{args[i]}, args[:i]...)
+	return append(out, args[i+1:]...)
 }
 
 // command is one subcommand: its number of arguments, its own flags and

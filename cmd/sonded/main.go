@@ -1,0 +1,156 @@
+// Command sonded is the analytics agent: datasets sampled every second
+// into an embedded store, served over the appliance's analytics REST API.
+// Run as root (or with the capabilities of packaging/sonded.service):
+//
+//	sonded [--state-dir /var/lib/sonde] [--listen 127.0.0.1:7390]
+//	       [--tls-cert F --tls-key F] [--tokens F] [--users F]
+//
+// On a loopback address no credentials are needed; on any other, a
+// bearer token or a user's password is (see docs/analytics.md).
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/sonde-trace/sonde/internal/agent"
+	"github.com/sonde-trace/sonde/internal/analytics"
+	"github.com/sonde-trace/sonde/internal/api"
+	"github.com/sonde-trace/sonde/internal/stats"
+	"github.com/sonde-trace/sonde/internal/store"
+)
+
+// Version is set at build time.
+var Version = "0.1.0-dev"
+
+type config struct {
+	stateDir, listen       string
+	tlsCert, tlsKey        string
+	tokens, users          string
+	budget                 float64
+	keyLimit               int
+	retainSec, retainMin   string
+	retainHour, maxStorage string
+	version                bool
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stderr))
+}
+
+func run(args []string, stderr io.Writer) int {
+	var c config
+	fs := flag.NewFlagSet("sonded", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&c.stateDir, "state-dir", "/var/lib/sonde", "directory of the store (datasets, data, worksheets, events)")
+	fs.StringVar(&c.listen, "listen", analytics.DefaultAddr, "address of the HTTP API")
+	fs.StringVar(&c.tlsCert, "tls-cert", "", "TLS certificate file (with --tls-key)")
+	fs.StringVar(&c.tlsKey, "tls-key", "", "TLS key file")
+	fs.StringVar(&c.tokens, "tokens", "", "bearer tokens file: TOKEN ROLE per line (read-only or admin)")
+	fs.StringVar(&c.users, "users", "", "users file for basic auth and X-Auth-User/X-Auth-Key")
+	fs.Float64Var(&c.budget, "budget", agent.DefaultBudget, "share of one CPU all datasets' BPF programs may take before the dearest is suspended (negative: none)")
+	fs.IntVar(&c.keyLimit, "key-limit", agent.DefaultKeyLimit, "keys a dataset keeps per second; the rest are summed as \"other\"")
+	fs.StringVar(&c.retainSec, "retain-seconds", "", "how long per-second data is kept (default 7d)")
+	fs.StringVar(&c.retainMin, "retain-minutes", "", "how long per-minute data is kept (default 14d)")
+	fs.StringVar(&c.retainHour, "retain-hours", "", "how long per-hour data is kept (default 90d)")
+	fs.StringVar(&c.maxStorage, "max-storage", "", "cap on the store's size on disk, e.g. 10g (default none)")
+	fs.BoolVar(&c.version, "version", false, "print the version")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if c.version {
+		fmt.Fprintf(stderr, "sonded %s\n", Version)
+		return 0
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "sonded: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	if err := serve(&c, stderr); err != nil {
+		fmt.Fprintf(stderr, "sonded: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// serve runs the agent and its API until SIGINT or SIGTERM.
+func serve(c *config, stderr io.Writer) error {
+	sopts, err := storeOptions(c)
+	if err != nil {
+		return err
+	}
+	hopts, err := apiOptions(c)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", c.listen)
+	if err != nil {
+		return err
+	}
+	if !api.IsLoopback(ln.Addr()) && len(hopts.Tokens) == 0 && len(hopts.Users) == 0 {
+		ln.Close()
+		return fmt.Errorf("listening on %s, off loopback, needs credentials: give --tokens or --users", ln.Addr())
+	}
+	db, err := store.Open(c.stateDir, sopts)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	logger := log.New(stderr, "sonded: ", 0)
+	a, err := agent.New(agent.Config{Store: db, Catalogue: stats.New(), Budget: c.budget, KeyLimit: c.keyLimit, Logf: logger.Printf})
+	if err != nil {
+		ln.Close()
+		db.Close()
+		return err
+	}
+	hopts.Logf = logger.Printf
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	done := make(chan error, 2)
+	go func() { done <- a.Run(ctx) }()
+	go func() { done <- api.ServeListener(ctx, ln, api.New(a, hopts), c.tlsCert, c.tlsKey) }()
+	logger.Printf("listening on %s, state in %s", ln.Addr(), c.stateDir)
+	notify("READY=1")
+	err = <-done
+	stop()
+	if e := <-done; err == nil {
+		err = e
+	}
+	notify("STOPPING=1")
+	if e := a.Close(); err == nil {
+		err = e
+	}
+	if e := db.Close(); err == nil {
+		err = e
+	}
+	if errors.Is(err, context.Canceled) {
+		err = nil
+	}
+	return err
+}
+
+// notify tells systemd (Type=notify) how the agent is, when it runs under
+// systemd: a datagram to $NOTIFY_SOCKET.
+func notify(state string) {
+	path := os.Getenv("NOTIFY_SOCKET")
+	if path == "" {
+		return
+	}
+	if path[0] == '@' {
+		path = "\x00" + path[1:] // an abstract socket
+	}
+	conn, err := net.DialUnix("unixgram", nil, &net.UnixAddr{Name: path, Net: "unixgram"})
+	if err != nil {
+		return
+	}
+	defer conn.Close()
+	_, _ = conn.Write([]byte(state))
+}
