@@ -195,15 +195,6 @@ func (s *staticSource) utilization(spec *Spec, deltas map[string]uint64) []analy
 	return out
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 // rows makes rows of the nonzero sums, sorted by key.
 func rows(sums map[string]int64, keys map[string][]string) []analytics.Row {
 	var out []analytics.Row
