@@ -207,6 +207,33 @@ func TestSonded(t *testing.T) {
 		t.Errorf("write = %d over %d seconds, want exactly 12345", got, n)
 	}
 
+	// Direct I/O to a file: io.ops broken down by device counts exactly
+	// the requests the process made (each 4 KiB O_DIRECT write is one).
+	ioName, iodd := uniqueDD(t, "sio")
+	ioSpec := "io.ops[execname=" + ioName + "][device]"
+	if st, body := s.call("POST", "/datasets", map[string]string{"statistic": ioSpec}, nil); st != 201 {
+		t.Fatalf("create %s: %d %s", ioSpec, st, body)
+	}
+	file := filepath.Join("/var/tmp", "sonded-io-"+ioName)
+	defer os.Remove(file)
+	ioFrom := time.Now().Truncate(time.Second)
+	if out, err := exec.Command(iodd, "if=/dev/zero", "of="+file, "bs=4k", "count=200", "oflag=direct", "status=none").CombinedOutput(); err != nil {
+		t.Fatalf("dd: %v\n%s", err, out)
+	}
+	ioN := int(time.Since(ioFrom)/time.Second) + 2
+	var d dataResp
+	q := fmt.Sprintf("%s/data?start=%s&seconds=%d", datasetPath(ioSpec), url.QueryEscape(ioFrom.UTC().Format(time.RFC3339)), ioN)
+	if st, body := s.call("GET", q, nil, &d); st != 200 {
+		t.Fatalf("data: %d %s", st, body)
+	}
+	var ios int64
+	for _, sec := range d.Data {
+		ios += sec.Data.Value
+	}
+	if ios != 200 {
+		t.Errorf("%s: %d requests, want exactly 200", ioSpec, ios)
+	}
+
 	// The CLI lists it and reads it.
 	cli := func(args ...string) string {
 		out, err := exec.Command(sonde, append([]string{"analytics", "-url", "http://" + s.addr}, args...)...).CombinedOutput()
