@@ -113,7 +113,12 @@ func isOctHex(raw string) bool { return len(raw) > 1 && raw[0] == '0' }
 func (c *checker) macroVar(x *ast.MacroVar) *Type {
 	v, ok := c.cfg.Macros[x.Name]
 	if !ok {
-		c.errorf(x.DollarPos, "D_MACRO_UNDEF", "macro argument $%s is not defined", x.Name)
+		// dt_lex.l: $1 is a macro argument, $name a macro variable
+		kind := "variable"
+		if _, err := strconv.Atoi(x.Name); err == nil {
+			kind = "argument"
+		}
+		c.errorf(x.DollarPos, "D_MACRO_UNDEF", "macro %s $%s is not defined", kind, x.Name)
 		return nil
 	}
 	if !x.Quoted {
@@ -164,7 +169,7 @@ func (c *checker) ident(x *ast.Ident) *Type {
 	}
 	if k, ok := predefined[x.Name]; ok && c.lookupVar(Global, x.Name, x.NamePos, false) == nil {
 		c.info.Consts[x] = Const{Int: k}
-		return TInt
+		return predefinedType(x.Name)
 	}
 	if v := c.lookupVar(Global, x.Name, x.NamePos, false); v != nil {
 		if v.Assoc {
