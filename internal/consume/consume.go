@@ -246,9 +246,9 @@ func (c *Consumer) action(f *value.Firing, a *plan.Action, b []byte, speculative
 	case plan.ActTrace, plan.ActStack, plan.ActTracemem:
 		f.Items = append(f.Items, value.Item{Kind: value.ItemTrace, Args: vals})
 	case plan.ActPrintf:
-		f.Items = append(f.Items, value.Item{Kind: value.ItemPrintf, Format: a.Format, Args: vals})
+		f.Items = append(f.Items, value.Item{Kind: value.ItemPrintf, Format: a.Format, Args: vals, Names: c})
 	case plan.ActPrinta:
-		f.Items = append(f.Items, value.Item{Kind: value.ItemPrinta, Format: a.Format, Aggs: c.printa(a)})
+		f.Items = append(f.Items, value.Item{Kind: value.ItemPrinta, Format: a.Format, Aggs: c.printa(a), Names: c})
 	case plan.ActExit:
 		c.Exited = true
 		c.ExitCode = int(vals[0].Int)
@@ -270,7 +270,7 @@ func (c *Consumer) action(f *value.Firing, a *plan.Action, b []byte, speculative
 			return
 		}
 		var cmd bytes.Buffer
-		pf.Format(&cmd, vals)
+		pf.FormatNamed(&cmd, vals, c)
 		c.interrupt(f)
 		runSystem(c.opts.SystemOut, cmd.String())
 	case plan.ActRaise, plan.ActStop:
@@ -413,6 +413,18 @@ func (c *Consumer) tracerFrame(pc uint64) bool {
 func (c *Consumer) userSym(pid int, a uint64) string {
 	c.syms.Users.Snapshot(pid)
 	return c.syms.Users.FormatFrame(pid, a)
+}
+
+// KernelAddr implements value.Namer: %a of an integer.
+func (c *Consumer) KernelAddr(a uint64) string { return c.syms.Kernel.Format(a) }
+
+// UserAddr implements value.Namer: %A of an integer names an address of
+// $target, the first process -c or -p gave.
+func (c *Consumer) UserAddr(a uint64) (string, bool) {
+	if len(c.targets) == 0 {
+		return "", false
+	}
+	return c.userSymKind(value.UAddr, c.targets[0], a), true
 }
 
 // userSymKind renders usym(), ufunc(), umod() and uaddr() values.

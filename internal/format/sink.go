@@ -52,7 +52,7 @@ func (t *Text) item(w *bytes.Buffer, it *value.Item) {
 		Trace(w, it.Args[0], t.Quiet)
 	case value.ItemPrintf:
 		if pf := t.parsed(it.Format); pf != nil {
-			pf.Format(w, it.Args)
+			pf.FormatNamed(w, it.Args, it.Names)
 		}
 	case value.ItemPrinta:
 		if it.Format == "" {
@@ -60,7 +60,9 @@ func (t *Text) item(w *bytes.Buffer, it *value.Item) {
 				PrintAggregation(w, a, t.Agg)
 			}
 		} else if pf := t.parsed(it.Format); pf != nil {
-			Printa(w, pf, it.Aggs, t.Agg)
+			o := t.Agg
+			o.Names = it.Names
+			Printa(w, pf, it.Aggs, o)
 		}
 	}
 }
