@@ -198,7 +198,7 @@ func (c *Consumer) probeOf(id uint32) value.Probe {
 
 // record decodes one record into a firing for the sink and acts on it.
 func (c *Consumer) record(r *plan.Record, b []byte) {
-	f := &value.Firing{Probe: c.probeOf(u32(b, plan.HdrProbe)), CPU: int(u32(b, plan.HdrCPU))}
+	f := &value.Firing{Probe: c.probeOf(u32(b, plan.HdrProbe)), EPID: u32(b, plan.HdrEPID), CPU: int(u32(b, plan.HdrCPU))}
 	mask := u64(b, plan.HdrMask)
 	spec := int64(0)
 	for _, a := range r.Actions {
@@ -228,7 +228,7 @@ func (c *Consumer) interrupt(f *value.Firing) {
 	part := *f
 	part.More = true
 	c.opts.Sink.Firing(&part)
-	*f = value.Firing{Probe: f.Probe, CPU: f.CPU, Cont: true}
+	*f = value.Firing{Probe: f.Probe, EPID: f.EPID, CPU: f.CPU, Cont: true}
 }
 
 func (c *Consumer) fields(a *plan.Action, b []byte) []value.Value {

@@ -49,6 +49,7 @@ type Namer interface {
 // probe's prefix once, before the first part, and its end after the last).
 type Firing struct {
 	Probe Probe
+	EPID  uint32 // the clause's enabled probe ID (one per clause and probe)
 	CPU   int
 	Items []Item
 	More  bool
