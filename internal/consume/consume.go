@@ -493,6 +493,30 @@ func (c *Consumer) WatchProcesses() {
 	}
 }
 
+// DTrace's fault codes (DTRACEFLT_*, which D programs compare the ERROR
+// probe's arg4 with).
+const (
+	dtraceFltUnknown = 0
+	dtraceFltBadAddr = 1
+	dtraceFltIllOp   = 3
+	dtraceFltDivZero = 4
+)
+
+// dtraceFault is DTrace's code for a fault of sonde's plan: the faults
+// DTrace has no code for (an index out of bounds, which only Oracle's
+// DTrace numbers) are DTRACEFLT_UNKNOWN.
+func dtraceFault(f uint32) uint64 {
+	switch f {
+	case plan.FaultBadAddr:
+		return dtraceFltBadAddr
+	case plan.FaultDivZero:
+		return dtraceFltDivZero
+	case plan.FaultIllOp:
+		return dtraceFltIllOp
+	}
+	return dtraceFltUnknown
+}
+
 // runtimeError reports a fault the DTrace way and keeps going.
 func (c *Consumer) runtimeError(b []byte) {
 	if len(b) < plan.ErrRecSize {
@@ -534,7 +558,14 @@ func (c *Consumer) runtimeError(b []byte) {
 	c.errs++
 	c.opts.Sink.Fault(&value.Fault{EPID: epid, Probe: probe, What: what, Where: where})
 	if c.s.HasRun("ERROR") {
-		_ = c.s.Run("ERROR", 0, uint64(epid), uint64(site), 0, uint64(fault), addr)
+		// ERROR's arguments as DTrace gives them: the EPID, the action
+		// (0: the predicate), -1 for the DIF offset BPF code has not,
+		// the DTRACEFLT_* code and the address or value
+		action := 0
+		if site < len(c.p.Sites) {
+			action = c.p.Sites[site].Action
+		}
+		_ = c.s.Run("ERROR", 0, uint64(epid), uint64(action), ^uint64(0), dtraceFault(fault), addr)
 		if !c.inError {
 			// ERROR's records follow at once; the errors among
 			// them run ERROR in turn but do not nest further.
