@@ -51,7 +51,7 @@ func flagOf(k tracer.SourceKind) byte {
 	return '?'
 }
 
-const usage = `Usage: sonde [-CeGhlqSvVwZ] [--json] [--folded] [-c cmd] [-p pid] [-o output]
+const usage = `Usage: sonde [-CeFGhlqSvVwZ] [--json] [--folded] [-c cmd] [-p pid] [-o output]
 	[-n probe-program] [-s script] [-P provider] [-m module] [-f function]
 	[-x opt[=val]] [-L dir] [args ...]
        sonde analytics COMMAND ...  (sonded's datasets: sonde analytics help)
@@ -60,6 +60,7 @@ const usage = `Usage: sonde [-CeGhlqSvVwZ] [--json] [--folded] [-c cmd] [-p pid]
 	-C  run the C preprocessor (cpp) over scripts
 	-e  exit after compiling the program
 	-f  enable or list probes matching the function name
+	-F  indent the output by function entry and return (flowindent)
 	-h  generate a header file from a provider definition (-s)
 	-G  accepted for dtrace compatibility: nothing to link on Linux
 	-l  list probes matching the descriptions, then exit
@@ -153,7 +154,9 @@ func parseArgs(args []string) (*config, error) {
 				c.header = true
 			case 'G':
 				c.lazy = true
-			case 'F', 'a', 'A', 'H', 'I', 'U', 'D', 'b', 'B', 'X':
+			case 'F':
+				c.xopts = append(c.xopts, "flowindent")
+			case 'a', 'A', 'H', 'I', 'U', 'D', 'b', 'B', 'X':
 				return nil, &usageError{fmt.Sprintf("option -%c is not supported", f)}
 			default:
 				return nil, &usageError{fmt.Sprintf("invalid option -- '%c'", f)}

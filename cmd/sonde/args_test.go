@@ -19,6 +19,7 @@ func TestParseArgs(t *testing.T) {
 		{[]string{"-qn", "BEGIN", "-s", "x.d"}, config{quiet: true,
 			sources: []tracer.Source{{Kind: tracer.Inline, Text: "BEGIN"}, {Kind: tracer.File, Text: "x.d"}}}},
 		{[]string{"-xbufsize=8m", "-x", "quiet", "-Zw"}, config{xopts: []string{"bufsize=8m", "quiet"}, zero: true, destruct: true}},
+		{[]string{"-Fq"}, config{xopts: []string{"flowindent"}, quiet: true}},
 		{[]string{"-lP", "syscall", "-m", "vmlinux", "-f", "read", "-i", "12"}, config{list: true, sources: []tracer.Source{
 			{Kind: tracer.Provider, Text: "syscall"}, {Kind: tracer.Module, Text: "vmlinux"},
 			{Kind: tracer.Function, Text: "read"}, {Kind: tracer.Name, Text: "12"}}}},
@@ -53,7 +54,7 @@ func TestParseArgsErrors(t *testing.T) {
 		{[]string{"-p", "0"}, "invalid process ID: 0"},
 		{[]string{"-p", "x"}, "invalid process ID: x"},
 		{[]string{"-k"}, "invalid option -- 'k'"},
-		{[]string{"-F"}, "option -F is not supported"},
+		{[]string{"-A"}, "option -A is not supported"},
 		{[]string{"--nosuch"}, "unknown option --nosuch"},
 	}
 	for _, tt := range tests {

@@ -190,7 +190,7 @@ func plural(n int) string {
 // sink is where the session's output goes: dtrace(1)'s text, JSON, or
 // folded stacks.
 func (d *driver) sink(o tracer.Options) value.Sink {
-	text := format.Text{Out: d.out, Warn: d.stderr, Quiet: o.Quiet, Prog: "sonde",
+	text := format.Text{Out: d.out, Warn: d.stderr, Quiet: o.Quiet, Flow: o.FlowIndent, Prog: "sonde",
 		Agg: format.AggOpts{SortKey: o.AggSortKey, SortRev: o.AggSortRev, SortPos: o.AggSortPos, SortKeyPos: o.AggSortKeyPos}}
 	switch {
 	case d.cfg.json:

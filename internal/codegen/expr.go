@@ -173,6 +173,8 @@ func (g *gen) builtin(bv *check.BuiltinVar, pos token.Pos) {
 		g.emit(asm.FnGetCurrentTask.Call())
 	case id == check.BPpid:
 		g.ppid()
+	case id == check.BUstackdepth:
+		g.ustackdepth(pos)
 	case id == check.BVtimestamp:
 		// the thread's on-CPU time as the scheduler accounts it
 		g.emit(asm.FnGetCurrentTask.Call())
@@ -497,4 +499,34 @@ func arithType(a, b *check.Type) *check.Type {
 		return pa
 	}
 	return pb
+}
+
+// maxUstackDepth is the deepest user stack ustackdepth counts: the
+// kernel's default perf_event_max_stack, beyond which bpf_get_stack
+// returns no more frames.
+const maxUstackDepth = 127
+
+// ustackdepth counts the frames of the current thread's user stack, the
+// frames ustack() prints: the kernel's frame-pointer walk into scratch,
+// its length in bytes over 8 (0 when it fails, as in a kernel thread).
+func (g *gen) ustackdepth(pos token.Pos) {
+	if g.cl != nil && g.cl.Subject > 0 {
+		// sched:::on-cpu: the subject is not the running thread, whose
+		// stack is all bpf_get_stack can walk here
+		g.errorf(pos, "ustackdepth of a thread other than the current one is not supported")
+		return
+	}
+	buf := g.temp(8 * maxUstackDepth)
+	ok := g.label("usd")
+	g.emit(
+		asm.Mov.Reg(asm.R1, provider.RegCtx),
+		asm.Mov.Reg(asm.R2, rS),
+		asm.Add.Imm(asm.R2, int32(buf)),
+		asm.Mov.Imm(asm.R3, 8*maxUstackDepth),
+		asm.Mov.Imm(asm.R4, 1<<8), // BPF_F_USER_STACK
+		asm.FnGetStack.Call(),
+		asm.JSGE.Imm(asm.R0, 0, ok),
+		asm.Mov.Imm(asm.R0, 0),
+		asm.RSh.Imm(asm.R0, 3).WithSymbol(ok),
+	)
 }

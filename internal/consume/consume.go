@@ -198,7 +198,7 @@ func (c *Consumer) probeOf(id uint32) value.Probe {
 
 // record decodes one record into a firing for the sink and acts on it.
 func (c *Consumer) record(r *plan.Record, b []byte) {
-	f := &value.Firing{Probe: c.probeOf(u32(b, plan.HdrProbe)), CPU: int(u32(b, plan.HdrCPU))}
+	f := &value.Firing{Probe: c.probeOf(u32(b, plan.HdrProbe)), EPID: u32(b, plan.HdrEPID), CPU: int(u32(b, plan.HdrCPU))}
 	mask := u64(b, plan.HdrMask)
 	spec := int64(0)
 	for _, a := range r.Actions {
@@ -228,7 +228,7 @@ func (c *Consumer) interrupt(f *value.Firing) {
 	part := *f
 	part.More = true
 	c.opts.Sink.Firing(&part)
-	*f = value.Firing{Probe: f.Probe, CPU: f.CPU, Cont: true}
+	*f = value.Firing{Probe: f.Probe, EPID: f.EPID, CPU: f.CPU, Cont: true}
 }
 
 func (c *Consumer) fields(a *plan.Action, b []byte) []value.Value {
@@ -246,9 +246,9 @@ func (c *Consumer) action(f *value.Firing, a *plan.Action, b []byte, speculative
 	case plan.ActTrace, plan.ActStack, plan.ActTracemem:
 		f.Items = append(f.Items, value.Item{Kind: value.ItemTrace, Args: vals})
 	case plan.ActPrintf:
-		f.Items = append(f.Items, value.Item{Kind: value.ItemPrintf, Format: a.Format, Args: vals})
+		f.Items = append(f.Items, value.Item{Kind: value.ItemPrintf, Format: a.Format, Args: vals, Names: c})
 	case plan.ActPrinta:
-		f.Items = append(f.Items, value.Item{Kind: value.ItemPrinta, Format: a.Format, Aggs: c.printa(a)})
+		f.Items = append(f.Items, value.Item{Kind: value.ItemPrinta, Format: a.Format, Aggs: c.printa(a), Names: c})
 	case plan.ActExit:
 		c.Exited = true
 		c.ExitCode = int(vals[0].Int)
@@ -270,7 +270,7 @@ func (c *Consumer) action(f *value.Firing, a *plan.Action, b []byte, speculative
 			return
 		}
 		var cmd bytes.Buffer
-		pf.Format(&cmd, vals)
+		pf.FormatNamed(&cmd, vals, c)
 		c.interrupt(f)
 		runSystem(c.opts.SystemOut, cmd.String())
 	case plan.ActRaise, plan.ActStop:
@@ -415,6 +415,18 @@ func (c *Consumer) userSym(pid int, a uint64) string {
 	return c.syms.Users.FormatFrame(pid, a)
 }
 
+// KernelAddr implements value.Namer: %a of an integer.
+func (c *Consumer) KernelAddr(a uint64) string { return c.syms.Kernel.Format(a) }
+
+// UserAddr implements value.Namer: %A of an integer names an address of
+// $target, the first process -c or -p gave.
+func (c *Consumer) UserAddr(a uint64) (string, bool) {
+	if len(c.targets) == 0 {
+		return "", false
+	}
+	return c.userSymKind(value.UAddr, c.targets[0], a), true
+}
+
 // userSymKind renders usym(), ufunc(), umod() and uaddr() values.
 func (c *Consumer) userSymKind(k value.Kind, pid int, a uint64) string {
 	u := c.syms.Users
@@ -481,6 +493,30 @@ func (c *Consumer) WatchProcesses() {
 	}
 }
 
+// DTrace's fault codes (DTRACEFLT_*, which D programs compare the ERROR
+// probe's arg4 with).
+const (
+	dtraceFltUnknown = 0
+	dtraceFltBadAddr = 1
+	dtraceFltIllOp   = 3
+	dtraceFltDivZero = 4
+)
+
+// dtraceFault is DTrace's code for a fault of sonde's plan: the faults
+// DTrace has no code for (an index out of bounds, which only Oracle's
+// DTrace numbers) are DTRACEFLT_UNKNOWN.
+func dtraceFault(f uint32) uint64 {
+	switch f {
+	case plan.FaultBadAddr:
+		return dtraceFltBadAddr
+	case plan.FaultDivZero:
+		return dtraceFltDivZero
+	case plan.FaultIllOp:
+		return dtraceFltIllOp
+	}
+	return dtraceFltUnknown
+}
+
 // runtimeError reports a fault the DTrace way and keeps going.
 func (c *Consumer) runtimeError(b []byte) {
 	if len(b) < plan.ErrRecSize {
@@ -522,7 +558,14 @@ func (c *Consumer) runtimeError(b []byte) {
 	c.errs++
 	c.opts.Sink.Fault(&value.Fault{EPID: epid, Probe: probe, What: what, Where: where})
 	if c.s.HasRun("ERROR") {
-		_ = c.s.Run("ERROR", 0, uint64(epid), uint64(site), 0, uint64(fault), addr)
+		// ERROR's arguments as DTrace gives them: the EPID, the action
+		// (0: the predicate), -1 for the DIF offset BPF code has not,
+		// the DTRACEFLT_* code and the address or value
+		action := 0
+		if site < len(c.p.Sites) {
+			action = c.p.Sites[site].Action
+		}
+		_ = c.s.Run("ERROR", 0, uint64(epid), uint64(action), ^uint64(0), dtraceFault(fault), addr)
 		if !c.inError {
 			// ERROR's records follow at once; the errors among
 			// them run ERROR in turn but do not nest further.

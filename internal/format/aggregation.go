@@ -16,6 +16,9 @@ type AggOpts struct {
 	SortRev    bool // aggsortrev: reverse every comparison
 	SortPos    int  // aggsortpos: in a joined printa(), the aggregation whose value sorts first
 	SortKeyPos int  // aggsortkeypos: the key that sorts first
+	// Names names the integer keys printa's %a and %A print; nil prints
+	// numbers.
+	Names value.Namer
 }
 
 // entry is one row of one aggregation, or a zero-filled stand-in.
@@ -86,7 +89,7 @@ func Printa(w io.Writer, p *Printf, aggs []*value.Aggregation, o AggOpts) error 
 		if p == nil {
 			b, err = appendRow(b, r.keys, r.vals)
 		} else {
-			src := &source{args: r.keys}
+			src := &source{args: r.keys, names: o.Names}
 			for _, e := range r.vals {
 				src.aggs = append(src.aggs, datumOf(e))
 			}

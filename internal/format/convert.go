@@ -30,10 +30,11 @@ type aggDatum struct {
 // source feeds a format its operands: printf()'s arguments, or for
 // printa() the row's keys followed, for each %@, by the next aggregation.
 type source struct {
-	args []value.Value
-	next int
-	aggs []aggDatum
-	cur  int // next %@ takes aggs[cur]; it sticks on the last one
+	names value.Namer // for %a and %A of integers; nil: print numbers
+	args  []value.Value
+	next  int
+	aggs  []aggDatum
+	cur   int // next %@ takes aggs[cur]; it sticks on the last one
 }
 
 func (s *source) arg() (value.Value, error) {
@@ -63,7 +64,12 @@ func (s *source) agg() (aggDatum, error) {
 // '*' widths and precisions come before the value they apply to, as in C.
 // It is printf(); %@ conversions are an error here (printa() only).
 func (p *Printf) Format(w io.Writer, args []value.Value) error {
-	b, err := p.render(nil, &source{args: args})
+	return p.FormatNamed(w, args, nil)
+}
+
+// FormatNamed is Format with names for the integers %a and %A print.
+func (p *Printf) FormatNamed(w io.Writer, args []value.Value, names value.Namer) error {
+	b, err := p.render(nil, &source{args: args, names: names})
 	if err != nil {
 		return err
 	}
@@ -132,7 +138,7 @@ func (p *Printf) conv(b []byte, c *printf.Conv, src *source) ([]byte, error) {
 	if err != nil {
 		return b, err
 	}
-	return p.valueConv(b, c, v, 1, width, prec, dynwidth)
+	return p.valueConv(b, c, v, src.names, 1, width, prec, dynwidth)
 }
 
 // getint is dt_printf_getint: a '*' argument read as a C int.
@@ -207,7 +213,7 @@ func uintArg(v value.Value, normal uint64) uint64 {
 }
 
 // valueConv formats a printf() argument or a printa() key.
-func (p *Printf) valueConv(b []byte, c *printf.Conv, v value.Value, normal uint64, width, prec, dynwidth int) ([]byte, error) {
+func (p *Printf) valueConv(b []byte, c *printf.Conv, v value.Value, names value.Namer, normal uint64, width, prec, dynwidth int) ([]byte, error) {
 	s := spec(c, width, prec)
 	switch v.Kind {
 	case value.Mod, value.UMod:
@@ -251,8 +257,7 @@ func (p *Printf) valueConv(b []byte, c *printf.Conv, v value.Value, normal uint6
 		case value.Sym, value.USym, value.UAddr:
 			return fmtString(b, s, v.Str), nil
 		case value.Int:
-			// dtrace_addr2str without a symbol: the raw address.
-			return fmtString(b, s, "0x"+strconv.FormatUint(zeroExtend(v), 16)), nil
+			return fmtString(b, s, addrName(names, c.Print, zeroExtend(v))), nil
 		}
 		return b, mismatch(c, v)
 	case printf.Stack:
@@ -315,7 +320,7 @@ func (p *Printf) aggConv(b []byte, c *printf.Conv, d aggDatum, width, prec int) 
 	v := aggResult(d.fn, d.val)
 	c2 := *c
 	c2.Agg = false
-	return p.valueConv(b, &c2, v, d.normal, width, prec, 0)
+	return p.valueConv(b, &c2, v, nil, d.normal, width, prec, 0)
 }
 
 // aggScalar formats the 64-bit result of avg() or stddev() with the
@@ -488,4 +493,19 @@ func stringRecord(v value.Value) []byte {
 	b := make([]byte, n)
 	copy(b, v.Str)
 	return b
+}
+
+// addrName is dtrace_addr2str (%a) or dtrace_uaddr2str (%A) of an integer:
+// the symbol containing it and the offset, or the raw address when there
+// are no names or no process to look in.
+func addrName(names value.Namer, print printf.Kind, a uint64) string {
+	if names != nil {
+		if print == printf.Addr {
+			return names.KernelAddr(a)
+		}
+		if s, ok := names.UserAddr(a); ok {
+			return s
+		}
+	}
+	return "0x" + strconv.FormatUint(a, 16)
 }

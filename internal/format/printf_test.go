@@ -1,6 +1,7 @@
 package format
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -214,5 +215,44 @@ func TestPrintfAggConvError(t *testing.T) {
 	p, _ = ParsePrintf("%d")
 	if _, err := p.Sprint(vals(str("x"))); err == nil {
 		t.Errorf("%%d of a string: no error")
+	}
+}
+
+// fakeNames names addresses as a consumer's symbol tables would.
+type fakeNames struct{ target bool }
+
+func (fakeNames) KernelAddr(a uint64) string { return fmt.Sprintf("vmlinux`k+0x%x", a&0xff) }
+func (n fakeNames) UserAddr(a uint64) (string, bool) {
+	return fmt.Sprintf("prog`u+0x%x", a&0xff), n.target
+}
+
+// %a and %A of an integer print the name the consumer gives it
+// (dtrace_addr2str, dtrace_uaddr2str), with the width applied to the name;
+// without a process for %A, or without names, the raw address.
+func TestPrintfAddrNames(t *testing.T) {
+	tests := []struct {
+		f     string
+		names value.Namer
+		want  string
+	}{
+		{"%a|", fakeNames{}, "vmlinux`k+0x12|"},
+		{"%-16a|", fakeNames{}, "vmlinux`k+0x12  |"},
+		{"%16a|", fakeNames{}, "  vmlinux`k+0x12|"},
+		{"%A|", fakeNames{target: true}, "prog`u+0x12|"},
+		{"%A|", fakeNames{}, "0xffffffff81000012|"},
+		{"%a|", nil, "0xffffffff81000012|"},
+	}
+	for _, tt := range tests {
+		p, err := ParsePrintf(tt.f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		if err := p.FormatNamed(&b, vals(u64(0xffffffff81000012)), tt.names); err != nil {
+			t.Fatal(err)
+		}
+		if b.String() != tt.want {
+			t.Errorf("printf(%q) = %q, want %q", tt.f, b.String(), tt.want)
+		}
 	}
 }

@@ -19,9 +19,13 @@ type Text struct {
 	Out, Warn io.Writer
 	Quiet     bool
 	Agg       AggOpts
+	// Flow is dtrace's flowindent (-F): each firing starts with its CPU
+	// and its function, indented by the entry and return probes before it.
+	Flow bool
 	// Prog prefixes diagnostics ("sonde").
 	Prog string
 
+	flow    flowState
 	header  bool
 	formats map[string]*Printf
 }
@@ -30,7 +34,13 @@ type Text struct {
 func (t *Text) Firing(f *value.Firing) {
 	var b bytes.Buffer
 	prefix := !t.Quiet
-	if prefix && !f.Cont {
+	if t.Flow && !f.Cont {
+		if !t.header {
+			t.header = true
+			b.WriteString(FlowHeader())
+		}
+		b.WriteString(t.flow.prefix(f))
+	} else if prefix && !f.Cont {
 		if !t.header {
 			t.header = true
 			b.WriteString(ProbeHeader())
@@ -52,7 +62,7 @@ func (t *Text) item(w *bytes.Buffer, it *value.Item) {
 		Trace(w, it.Args[0], t.Quiet)
 	case value.ItemPrintf:
 		if pf := t.parsed(it.Format); pf != nil {
-			pf.Format(w, it.Args)
+			pf.FormatNamed(w, it.Args, it.Names)
 		}
 	case value.ItemPrinta:
 		if it.Format == "" {
@@ -60,7 +70,9 @@ func (t *Text) item(w *bytes.Buffer, it *value.Item) {
 				PrintAggregation(w, a, t.Agg)
 			}
 		} else if pf := t.parsed(it.Format); pf != nil {
-			Printa(w, pf, it.Aggs, t.Agg)
+			o := t.Agg
+			o.Names = it.Names
+			Printa(w, pf, it.Aggs, o)
 		}
 	}
 }

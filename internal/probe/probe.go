@@ -127,7 +127,10 @@ func (h Hook) String() string {
 	case HookBTFTP:
 		return "tp_btf:" + h.Name
 	case HookUprobe:
-		return fmt.Sprintf("uprobe:%s:%#x:%v:%d", h.Path, h.Offset, h.Ret, h.PID)
+		// Name is part of it: the pid provider's entry, return and offset
+		// hooks of one process need their own prologues (arguments from
+		// the argument registers, or arg1 the return value)
+		return fmt.Sprintf("uprobe:%s:%s:%#x:%v:%d", h.Name, h.Path, h.Offset, h.Ret, h.PID)
 	}
 	return "?"
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"syscall"
 )
 
 // Object is an ELF object mapped executable by a process: what the pid
@@ -30,7 +31,7 @@ func Objects(pid int) ([]Object, error) {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/maps", pid))
 	if err != nil {
 		if os.IsNotExist(err) {
-			return nil, fmt.Errorf("pid %d: no such process", pid)
+			return nil, fmt.Errorf("pid %d: %w", pid, syscall.ESRCH)
 		}
 		return nil, err
 	}

@@ -19,6 +19,8 @@ import (
 	"strconv"
 	"strings"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/sonde-trace/sonde/internal/codegen"
 	"github.com/sonde-trace/sonde/internal/d/ast"
 	"github.com/sonde-trace/sonde/internal/d/check"
@@ -160,6 +162,15 @@ func (p *Program) macros() map[string]string {
 	m["ppid"] = strconv.Itoa(os.Getppid())
 	m["uid"] = strconv.Itoa(os.Getuid())
 	m["gid"] = strconv.Itoa(os.Getgid())
+	m["euid"] = strconv.Itoa(os.Geteuid())
+	m["egid"] = strconv.Itoa(os.Getegid())
+	m["pgid"] = strconv.Itoa(unix.Getpgrp())
+	if sid, err := unix.Getsid(0); err == nil {
+		m["sid"] = strconv.Itoa(sid)
+	}
+	// DTrace's macro table always holds $target: 0 until -c or -p names
+	// a process (dt_open.c, _dtrace_macros)
+	m["target"] = "0"
 	if p.Config.Target != nil {
 		m["target"] = strconv.Itoa(p.Config.Target.PID())
 	}

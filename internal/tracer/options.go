@@ -27,6 +27,7 @@ type Options struct {
 	AggSortPos    int
 	AggSortKeyPos int
 	ErrTags       bool
+	FlowIndent    bool // -F: entry and return probes indent the output (dtrace's flowindent)
 	// StatusRate is how often drops are reported (DTrace's, 1 s)
 	StatusRate time.Duration
 }
@@ -239,6 +240,8 @@ func (o *Options) setFlag(name, val string) error {
 	switch name {
 	case "quiet":
 		o.Quiet = true
+	case "flowindent":
+		o.FlowIndent = true
 	case "aggsortkey":
 		o.AggSortKey = true
 	case "aggsortrev":
@@ -255,7 +258,7 @@ func (o *Options) setFlag(name, val string) error {
 		_, err = parseCount(val, 1, maxFrames)
 	case "cpu":
 		_, err = parseCount(val, -1, maxCount)
-	case "defaultargs", "destructive", "flowindent", "grabanon", "libdir", "nolibs", "rawbytes",
+	case "defaultargs", "destructive", "grabanon", "libdir", "nolibs", "rawbytes",
 		"zdefs", "bufpolicy", "bufresize", "aggpercpu", "encoding":
 		// accepted
 	default:

@@ -27,6 +27,19 @@ type Item struct {
 	Format string
 	Args   []Value
 	Aggs   []*Aggregation // printa: the aggregations as they were then
+	// Names names the integers that printf's and printa's %a and %A
+	// print as addresses; nil prints them as numbers.
+	Names Namer
+}
+
+// Namer names addresses as DTrace's %a and %A print them
+// (dtrace_addr2str, dtrace_uaddr2str): module`symbol+0xoffset.
+type Namer interface {
+	// KernelAddr names a kernel address.
+	KernelAddr(a uint64) string
+	// UserAddr names an address of the traced process ($target); false
+	// when there is none.
+	UserAddr(a uint64) (string, bool)
 }
 
 // Firing is the output of one firing of a clause: the probe, the CPU and
@@ -36,6 +49,7 @@ type Item struct {
 // probe's prefix once, before the first part, and its end after the last).
 type Firing struct {
 	Probe Probe
+	EPID  uint32 // the clause's enabled probe ID (one per clause and probe)
 	CPU   int
 	Items []Item
 	More  bool

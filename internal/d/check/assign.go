@@ -38,7 +38,7 @@ func (c *checker) assign(x *ast.AssignExpr) *Type {
 	switch l := lhs.(type) {
 	case *ast.Ident:
 		if LookupBuiltinVar(l.Name) != nil {
-			c.errorf(l.NamePos, "D_WRITE_INVAL", "%s is a read-only built-in variable", l.Name)
+			c.errorf(l.NamePos, "D_OP_WRITE", "operator %s can only be applied to a writable variable: %s is a read-only built-in variable", x.Op, l.Name)
 			return rt
 		}
 		if _, ok := c.inlines[l.Name]; ok {
@@ -90,7 +90,7 @@ func (c *checker) assocTarget(l *ast.IndexExpr) *Var {
 	switch b := ast.Unparen(l.X).(type) {
 	case *ast.Ident:
 		if b.Name == "args" || LookupBuiltinVar(b.Name) != nil {
-			c.errorf(b.NamePos, "D_WRITE_INVAL", "%s is a read-only built-in variable", b.Name)
+			c.errorf(b.NamePos, "D_OP_WRITE", "operator = can only be applied to a writable variable: %s is a read-only built-in variable", b.Name)
 			return nil
 		}
 		v = c.lookupVar(Global, b.Name, b.NamePos, true)

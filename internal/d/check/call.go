@@ -1,6 +1,7 @@
 package check
 
 import (
+	"fmt"
 	"strconv"
 
 	"github.com/sonde-trace/sonde/internal/d/ast"
@@ -46,18 +47,24 @@ func (c *checker) call(x *ast.CallExpr, stmt bool) *Type {
 
 func (c *checker) checkArgCount(x *ast.CallExpr, b *Builtin) bool {
 	n := len(x.Args)
-	if n < b.Min || (b.Max >= 0 && n > b.Max) {
-		switch {
-		case b.Min == b.Max:
-			c.errorf(x.Lparen, "D_PROTO_LEN", "%s( ) prototype mismatch: %d args passed, %d expected", b.Name, n, b.Min)
-		case b.Max < 0:
-			c.errorf(x.Lparen, "D_PROTO_LEN", "%s( ) prototype mismatch: %d args passed, at least %d expected", b.Name, n, b.Min)
-		default:
-			c.errorf(x.Lparen, "D_PROTO_LEN", "%s( ) prototype mismatch: %d args passed, %d to %d expected", b.Name, n, b.Min, b.Max)
-		}
-		return false
+	var want string
+	switch {
+	case n < b.Min && b.Min != b.Max:
+		want = fmt.Sprintf("at least %d", b.Min)
+	case b.Max >= 0 && n > b.Max && b.Min != b.Max:
+		want = fmt.Sprintf("at most %d", b.Max)
+	case n != b.Min && b.Min == b.Max:
+		want = strconv.Itoa(b.Min)
+	default:
+		return true
 	}
-	return true
+	// dt_idcook_sign's wording: "1 arg passed", "2 args passed"
+	s := "s"
+	if n == 1 {
+		s = ""
+	}
+	c.errorf(x.Lparen, "D_PROTO_LEN", "%s( ) prototype mismatch: %d arg%s passed, %s expected", b.Name, n, s, want)
+	return false
 }
 
 func (c *checker) argInt(x *ast.CallExpr, i int) {
@@ -192,7 +199,7 @@ func (c *checker) action(x *ast.CallExpr, b *Builtin) {
 func (c *checker) printf(x *ast.CallExpr, i int) {
 	c.argStr(x, i)
 	if k, ok := c.info.Consts[ast.Unparen(x.Args[i])]; !ok || !k.IsStr {
-		c.errorf(x.Args[i].Pos(), "D_PRINTF_FMT", "%s( ) format must be a string constant", calleeName(x))
+		c.errorf(x.Args[i].Pos(), "D_PRINTF_ARG_FMT", "%s( ) format must be a string constant", calleeName(x))
 	}
 	for _, a := range x.Args[i+1:] {
 		t := c.expr(a)
@@ -376,7 +383,7 @@ func (c *checker) printa(x *ast.CallExpr) {
 				return
 			}
 			if _, ok := c.info.Consts[ast.Unparen(x.Args[0])]; !ok {
-				c.errorf(x.Args[0].Pos(), "D_PRINTF_FMT", "printa( ) format must be a string constant")
+				c.errorf(x.Args[0].Pos(), "D_PRINTF_ARG_FMT", "printa( ) format must be a string constant")
 			}
 			first = 1
 		}

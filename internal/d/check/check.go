@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/sonde-trace/sonde/internal/d/ast"
 	"github.com/sonde-trace/sonde/internal/d/diag"
@@ -329,6 +330,22 @@ func (c *checker) checkClause(pc *ast.ProbeClause, idx int) {
 	}
 }
 
+// descError reports a provider's failure to match a probe description
+// with DTrace's tag for it: a process without the probes is a description
+// that matches none (D_PDESC_ZERO), a process that does not exist one
+// that cannot be grabbed (D_PROC_GRAB, dt_pid.c), anything else an
+// invalid description.
+func (c *checker) descError(pd *ast.ProbeDesc, err error) {
+	switch {
+	case errors.Is(err, probe.ErrNoProbes):
+		c.errs.Add(pd.DescPos, "D_PDESC_ZERO", "probe description %s does not match any probes: %v", pd.Text, err)
+	case errors.Is(err, syscall.ESRCH):
+		c.errs.Add(pd.DescPos, "D_PROC_GRAB", "%s: failed to grab process: %v", pd.Text, err)
+	default:
+		c.errs.Add(pd.DescPos, "D_PDESC_INVAL", "%s: %v", pd.Text, err)
+	}
+}
+
 func (c *checker) matchProbes(cl *Clause) {
 	seen := map[uint32]bool{}
 	for _, pd := range cl.Node.Probes {
@@ -341,7 +358,7 @@ func (c *checker) matchProbes(cl *Clause) {
 			continue // -Z: a process that has none yet may load some
 		}
 		if err != nil {
-			c.errs.Add(pd.DescPos, "D_PDESC_INVAL", "%s: %v", pd.Text, err)
+			c.descError(pd, err)
 			continue
 		}
 		if len(ps) == 0 && !c.cfg.ZeroMatches {

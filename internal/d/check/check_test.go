@@ -224,18 +224,18 @@ var invalidPrograms = []struct {
 	{`BEGIN { exit(1, 2); }`, []string{`1:13 D_PROTO_LEN exit( ) prototype mismatch: 2 args passed, 1 expected`}},
 	{`BEGIN { trace(1, 2); }`, []string{`1:14 D_PROTO_LEN trace( ) prototype mismatch: 2 args passed, 1 expected`}},
 	{`BEGIN { x = strlen(); }`, []string{`1:19 D_PROTO_LEN strlen( ) prototype mismatch: 0 args passed, 1 expected`}},
-	{`BEGIN { x = substr("a"); }`, []string{`1:19 D_PROTO_LEN substr( ) prototype mismatch: 1 args passed, 2 to 3 expected`}},
+	{`BEGIN { x = substr("a"); }`, []string{`1:19 D_PROTO_LEN substr( ) prototype mismatch: 1 arg passed, at least 2 expected`}},
 	{`BEGIN { printf(); }`, []string{`1:15 D_PROTO_LEN printf( ) prototype mismatch: 0 args passed, at least 1 expected`}},
-	{`BEGIN { tracemem(arg0); }`, []string{`1:17 D_PROTO_LEN tracemem( ) prototype mismatch: 1 args passed, 2 to 3 expected`}},
+	{`BEGIN { tracemem(arg0); }`, []string{`1:17 D_PROTO_LEN tracemem( ) prototype mismatch: 1 arg passed, at least 2 expected`}},
 	{`BEGIN { normalize(@a); }`, []string{`1:18 D_NORMALIZE_PROTO normalize( ) prototype mismatch: 1 args passed, 2 expected`}},
 	{`BEGIN { @a = count(); clear(); }`, []string{`1:28 D_CLEAR_PROTO clear( ) prototype mismatch: 0 args passed, 1 expected`}},
 	{`BEGIN { @a = count(); trunc(@a, 1, 2); }`, []string{`1:28 D_TRUNC_PROTO trunc( ) prototype mismatch: 3 args passed, no more than 2 expected`}},
 	{`BEGIN { trunc(); }`, []string{`1:14 D_TRUNC_PROTO trunc( ) prototype mismatch: 0 args passed, at least 1 expected`}},
 	{`BEGIN { @a = count(); denormalize(@a, 1); }`, []string{`1:34 D_NORMALIZE_PROTO`}},
-	{`BEGIN { @ = count(1); }`, []string{`1:18 D_PROTO_LEN count( ) prototype mismatch: 1 args passed, 0 expected`}},
+	{`BEGIN { @ = count(1); }`, []string{`1:18 D_PROTO_LEN count( ) prototype mismatch: 1 arg passed, 0 expected`}},
 	{`BEGIN { @ = sum(); }`, []string{`1:16 D_PROTO_LEN sum( ) prototype mismatch: 0 args passed, 1 expected`}},
-	{`BEGIN { @ = lquantize(1, 2); }`, []string{`1:22 D_PROTO_LEN lquantize( ) prototype mismatch: 2 args passed, 3 to 5 expected`}},
-	{`BEGIN { @ = llquantize(1, 10, 0, 6); }`, []string{`1:23 D_PROTO_LEN llquantize( ) prototype mismatch: 4 args passed, 5 to 6 expected`}},
+	{`BEGIN { @ = lquantize(1, 2); }`, []string{`1:22 D_PROTO_LEN lquantize( ) prototype mismatch: 2 args passed, at least 3 expected`}},
+	{`BEGIN { @ = llquantize(1, 10, 0, 6); }`, []string{`1:23 D_PROTO_LEN llquantize( ) prototype mismatch: 4 args passed, at least 5 expected`}},
 
 	// Argument types.
 	{`BEGIN { x = strlen(1); }`, []string{"1:20 D_PROTO_ARG strlen( ) argument #1 is incompatible with prototype:\n\tprototype: string\n\t argument: int"}},
@@ -287,7 +287,7 @@ var invalidPrograms = []struct {
 	{`BEGIN { printf("%d\n", 1, 2); }`, []string{`1:27 D_PRINTF_ARG_EXTRA printf( ) prototype mismatch: only 1 arguments required by this format string`}},
 	{`BEGIN { printf("%Q\n", 1); }`, []string{`1:16 D_SYNTAX printf( ) format conversion #1 is undefined: %Q`}},
 	{`BEGIN { printf("%@d\n", 1); }`, []string{`1:16 D_PRINTF_AGG_CONV %@ conversion requires an aggregation and is not for use with printf( )`}},
-	{`BEGIN { printf(execname); }`, []string{`1:16 D_PRINTF_FMT printf( ) format must be a string constant`}},
+	{`BEGIN { printf(execname); }`, []string{`1:16 D_PRINTF_ARG_FMT printf( ) format must be a string constant`}},
 	{`BEGIN { printa("%d %@d\n"); }`, []string{`1:15 D_PRINTA_PROTO printa( ) prototype mismatch: 1 args passed, 2 expected`}},
 
 	// Aggregations.
@@ -376,11 +376,11 @@ var invalidPrograms = []struct {
 	{`BEGIN { a[1] = 1; a["x"] = 2; }`, []string{"1:21 D_PROTO_ARG a[ ] key #1 is incompatible with prototype:\n\tprototype: int64_t\n\t      key: string"}},
 
 	// Writes to built-ins and constants.
-	{`BEGIN { pid = 1; }`, []string{`1:9 D_WRITE_INVAL pid is a read-only built-in variable`}},
-	{`BEGIN { execname = "x"; }`, []string{`1:9 D_WRITE_INVAL execname is a read-only built-in variable`}},
-	{`BEGIN { timestamp++; }`, []string{`1:9 D_WRITE_INVAL`}},
-	{`BEGIN { args[0] = 1; }`, []string{`1:9 D_WRITE_INVAL args is a read-only built-in variable`}},
-	{`BEGIN { arg0 += 1; }`, []string{`1:9 D_WRITE_INVAL`}},
+	{`BEGIN { pid = 1; }`, []string{`1:9 D_OP_WRITE operator = can only be applied to a writable variable: pid is a read-only built-in variable`}},
+	{`BEGIN { execname = "x"; }`, []string{`1:9 D_OP_WRITE operator = can only be applied to a writable variable: execname is a read-only built-in variable`}},
+	{`BEGIN { timestamp++; }`, []string{`1:9 D_OP_WRITE`}},
+	{`BEGIN { args[0] = 1; }`, []string{`1:9 D_OP_WRITE operator = can only be applied to a writable variable: args is a read-only built-in variable`}},
+	{`BEGIN { arg0 += 1; }`, []string{`1:9 D_OP_WRITE`}},
 	{"inline int X = 1;\nBEGIN { X = 2; }", []string{`2:9 D_OP_LVAL`}},
 	{`BEGIN { 1 = 2; }`, []string{`1:9 D_OP_LVAL`}},
 

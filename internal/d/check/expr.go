@@ -47,7 +47,7 @@ func (c *checker) expr1(e ast.Expr) *Type {
 	case *ast.UnaryExpr:
 		return c.unary(x)
 	case *ast.PostfixExpr:
-		c.lvalue(x.X)
+		c.lvalue(x.X, x.Op)
 		c.implicitInt(x.X)
 		t := c.expr(x.X)
 		if t != nil && !t.IsInt() {
@@ -113,7 +113,12 @@ func isOctHex(raw string) bool { return len(raw) > 1 && raw[0] == '0' }
 func (c *checker) macroVar(x *ast.MacroVar) *Type {
 	v, ok := c.cfg.Macros[x.Name]
 	if !ok {
-		c.errorf(x.DollarPos, "D_MACRO_UNDEF", "macro argument $%s is not defined", x.Name)
+		// dt_lex.l: $1 is a macro argument, $name a macro variable
+		kind := "variable"
+		if _, err := strconv.Atoi(x.Name); err == nil {
+			kind = "argument"
+		}
+		c.errorf(x.DollarPos, "D_MACRO_UNDEF", "macro %s $%s is not defined", kind, x.Name)
 		return nil
 	}
 	if !x.Quoted {
@@ -164,7 +169,7 @@ func (c *checker) ident(x *ast.Ident) *Type {
 	}
 	if k, ok := predefined[x.Name]; ok && c.lookupVar(Global, x.Name, x.NamePos, false) == nil {
 		c.info.Consts[x] = Const{Int: k}
-		return TInt
+		return predefinedType(x.Name)
 	}
 	if v := c.lookupVar(Global, x.Name, x.NamePos, false); v != nil {
 		if v.Assoc {
@@ -224,7 +229,7 @@ func (c *checker) unary(x *ast.UnaryExpr) *Type {
 		}
 		return promote(t)
 	case token.INC, token.DEC:
-		c.lvalue(x.X)
+		c.lvalue(x.X, x.Op)
 		if !t.IsInt() {
 			c.errorf(x.OpPos, "D_OP_SCALAR", "operator %s requires an operand of scalar type", x.Op)
 			return nil
@@ -628,12 +633,12 @@ func keyType(t *Type) *Type {
 	return t
 }
 
-// lvalue checks that e can be assigned.
-func (c *checker) lvalue(e ast.Expr) {
+// lvalue checks that e can be assigned by op (++ or --).
+func (c *checker) lvalue(e ast.Expr, op token.Kind) {
 	switch x := ast.Unparen(e).(type) {
 	case *ast.Ident:
 		if LookupBuiltinVar(x.Name) != nil {
-			c.errorf(x.NamePos, "D_WRITE_INVAL", "operator = may not be applied to built-in variable %s", x.Name)
+			c.errorf(x.NamePos, "D_OP_WRITE", "operator %s can only be applied to a writable variable: %s is a read-only built-in variable", op, x.Name)
 		}
 	case *ast.IndexExpr:
 		if !c.assocOrArrayElem(x) {
@@ -750,7 +755,7 @@ func (c *checker) selector(x *ast.SelectorExpr) *Type {
 	}
 	m, ok := st.Src.Member(x.Sel)
 	if !ok {
-		c.errorf(x.OpPos, "D_MEMBER_NAME", "%s is not a member of %s", x.Sel, st.Name)
+		c.errorf(x.OpPos, "D_TYPE_MEMBER", "%s is not a member of %s", x.Sel, st.Name)
 		return nil
 	}
 	c.info.Members[x] = m

@@ -80,6 +80,11 @@ func (c *checker) checkFormat(x *ast.CallExpr, i int) {
 			}
 			t := c.info.Types[args[n]]
 			want := cv.Accepts
+			if cv.Print == printf.UAddr && !c.hasTarget() {
+				// pfcheck_uaddr: an integer names a user address only
+				// in the process -c or -p gives
+				want &^= printf.ArgInt | printf.ArgPointer
+			}
 			if star {
 				if t != nil && t.Kind != Int {
 					c.errorf(args[n].Pos(), "D_PRINTF_DYN_TYPE", "%s( ) argument #%d is incompatible with conversion #%d prototype:\n\tconversion: %% %s %s\n\t prototype: int\n\t  argument: %s", calleeName(x), i+n+2, cv.Index, dyn, cv.Name, t)
@@ -127,4 +132,10 @@ func sizedOK(cv printf.Conv, t *Type) bool {
 		return !t.Signed
 	}
 	return true
+}
+
+// hasTarget reports whether -c or -p gave a process ($target is not 0).
+func (c *checker) hasTarget() bool {
+	v := c.cfg.Macros["target"]
+	return v != "" && v != "0"
 }

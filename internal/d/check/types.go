@@ -156,6 +156,8 @@ var intTypes = map[string]*Type{
 	// the other integer typedef names the parser knows (parser.builtinTypes)
 	"intmax_t": TLong, "uintmax_t": TUlong, "ptrdiff_t": TLong, "off64_t": TLong, "chipid_t": TInt,
 	"lgrp_id_t": TInt, "daddr_t": TLong, "u_char": TUchar, "u_short": TUshort, "u_int": TUint, "u_long": TUlong,
+	// sys/types.h (illumos) and linux/types.h both spell these
+	"uint": TUint, "ushort": TUshort, "ulong": TUlong, "unchar": TUchar,
 	"boolean_t": TInt, "caddr_t": {Kind: Int, Size: 8, Name: "caddr_t"},
 }
 

@@ -28,6 +28,7 @@ var builtinTypes = map[string]bool{
 	"major_t": true, "minor_t": true, "key_t": true, "socklen_t": true,
 	"uchar_t": true, "ushort_t": true, "uint_t": true, "ulong_t": true,
 	"u_char": true, "u_short": true, "u_int": true, "u_long": true,
+	"uint": true, "ushort": true, "ulong": true, "unchar": true,
 	"longlong_t": true, "u_longlong_t": true, "boolean_t": true,
 	"u8": true, "u16": true, "u32": true, "u64": true,
 	"s8": true, "s16": true, "s32": true, "s64": true,

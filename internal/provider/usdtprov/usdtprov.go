@@ -31,6 +31,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
@@ -123,7 +124,7 @@ func (p *Provider) Probes(d provider.Desc) ([]*provider.Probe, error) {
 	} else {
 		_, pid, _ := splitPID(d.Provider)
 		if _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); err != nil {
-			return nil, fmt.Errorf("%s: pid %d: no such process", d.Provider, pid)
+			return nil, fmt.Errorf("%s: pid %d: %w", d.Provider, pid, syscall.ESRCH)
 		}
 		pids = []int{pid}
 	}

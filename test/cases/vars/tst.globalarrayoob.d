@@ -1,7 +1,8 @@
 /* An index outside a global array that only the running code knows is
    a fault (Oracle DTrace: "index out of bounds"), reported with the index,
    and it abandons the clause: the element past the end is neither written
-   nor read (a[8] would be b[2]). The ERROR probe sees the fault. */
+   nor read (a[8] would be b[2]). The ERROR probe sees the fault, as
+   DTRACEFLT_UNKNOWN: illumos has no code for it. */
 /* @@stderr: index out of bounds (8) in action #2 */
 /* @@stderr: index out of bounds (-1) in action #2 */
 #pragma D option quiet

@@ -1,0 +1,6 @@
+CPU FUNCTION                                 
+ *[0-9]+  => getppid                               
+ *[0-9]+  <= getppid                               
+ *[0-9]+  => getppid                               
+ *[0-9]+  <= getppid                               
+
