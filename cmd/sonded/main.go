@@ -17,7 +17,6 @@ import (
 	"io"
 	"log"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
@@ -134,16 +133,12 @@ func serve(c *config, stderr io.Writer) error {
 	}
 	a.SetObserver(alerts)
 	hopts.Logf = logger.Printf
-	h := api.New(a, hopts)
-	mux := http.NewServeMux()
-	mux.Handle(alert.Prefix, h.Guard(alerts.Handler()))
-	mux.Handle(alert.Prefix+"/", h.Guard(alerts.Handler()))
-	mux.Handle("/", h)
+	h := api.New(a, hopts).Mount(alert.Prefix, alerts.Handler())
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	done := make(chan error, 2)
 	go func() { done <- a.Run(ctx) }()
-	go func() { done <- api.ServeListener(ctx, ln, mux, c.tlsCert, c.tlsKey) }()
+	go func() { done <- api.ServeListener(ctx, ln, h, c.tlsCert, c.tlsKey) }()
 	logger.Printf("listening on %s, state in %s", ln.Addr(), c.stateDir)
 	notify("READY=1")
 	err = <-done
