@@ -105,7 +105,11 @@ func subject(n Notice) string {
 		key = " [" + strings.Join(n.Key, ", ") + "]"
 	}
 	if n.What == "clear" {
-		return fmt.Sprintf("%s %s%s is back within its limit (%s %g) on %s", what, n.Statname, key, cmp, n.Limit, n.Host)
+		side := "under"
+		if n.Type == Inverted {
+			side = "over"
+		}
+		return fmt.Sprintf("%s %s%s = %g, back %s its limit of %g on %s", what, n.Statname, key, n.Value, side, n.Limit, n.Host)
 	}
 	return fmt.Sprintf("%s %s%s = %g %s %g on %s", what, n.Statname, key, n.Value, cmp, n.Limit, n.Host)
 }
