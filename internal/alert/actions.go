@@ -94,6 +94,8 @@ type Event struct {
 	Cleared       time.Time `json:"cleared,omitzero"`
 	ClearValue    float64   `json:"clear_value,omitempty"`
 	Notifications int       `json:"notifications"`
+	// Notified is when it last posted or re-notified.
+	Notified time.Time `json:"notified,omitzero"`
 	// Silenced lists the steps (post, renotify, clear) whose actions a
 	// silence held back.
 	Silenced []string  `json:"silenced,omitempty"`

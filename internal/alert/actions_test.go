@@ -265,3 +265,64 @@ func TestEmailMessage(t *testing.T) {
 		}
 	}
 }
+
+// An alert posted before a restart is still posted after it: when the
+// condition has gone for minclear, it clears and runs its clear actions
+// (the seed's expensive dataset is suspended again), and a condition that
+// persists does not post a second alert.
+func TestPostedAlertSurvivesRestart(t *testing.T) {
+	r := newRig(t, Config{}, "fake.ops", "fake.ops[k]")
+	th := r.threshold(t, Threshold{Statname: "fake.ops", Limit: 100, Minpost: 0, Minclear: 2})
+	r.e.CreateAction(Action{ThresholdID: th.ID, Items: []Item{{Handler: ResumeDataset, Dataset: "fake.ops[k]", Post: true},
+		{Handler: SuspendDataset, Dataset: "fake.ops[k]", Clear: true}}})
+	r.second("fake.ops", sec(0), 500)
+	r.e.Wait()
+	r.e.Close()
+	e2, err := New(Config{Meta: r.m, Datasets: r.ds, Now: r.clk.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e2.Close()
+	e2.Observe("fake.ops", secondOf(sec(10), 500))
+	if evs := e2.Events(); len(evs) != 1 {
+		t.Fatalf("a persisting condition posted again after the restart: %+v", evs)
+	}
+	e2.Observe("fake.ops", secondOf(sec(11), 5))
+	e2.Observe("fake.ops", secondOf(sec(12), 5))
+	e2.Wait()
+	evs := e2.Events()
+	if len(evs) != 1 || !evs[0].Cleared.Equal(sec(13)) {
+		t.Fatalf("after the restart the alert did not clear: %+v", evs)
+	}
+	// fake.ops[k] was archived: the resume on post left it so; the clear
+	// suspended it.
+	if got := strings.Join(r.ds.states(), ", "); got != "fake.ops[k] suspended" {
+		t.Errorf("dataset states: %q", got)
+	}
+}
+
+// A threshold deleted, or changed to watch something else, ends its
+// posted alerts: they are not left posted forever, nor taken up again by
+// a restart.
+func TestAlertsEndWithTheirThreshold(t *testing.T) {
+	r := newRig(t, Config{}, "fake.ops", "fake.lat")
+	a := r.threshold(t, Threshold{Statname: "fake.ops", Limit: 100, Minpost: 0})
+	b := r.threshold(t, Threshold{Statname: "fake.ops", Limit: 100, Minpost: 0})
+	r.second("fake.ops", sec(0), 500)
+	if _, err := r.e.UpdateThreshold(a.ID, func(t *Threshold) error { t.Statname = "fake.lat"; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.e.DeleteThreshold(b.ID); err != nil {
+		t.Fatal(err)
+	}
+	evs := r.e.Events()
+	if len(evs) != 2 || evs[0].State != "ended" || evs[1].State != "ended" || evs[0].Cleared.IsZero() {
+		t.Fatalf("events %+v: want both ended", evs)
+	}
+	r.e.Close()
+	e2, _ := New(Config{Meta: r.m, Datasets: r.ds, Now: r.clk.Now})
+	defer e2.Close()
+	if al, _ := e2.Alerts(a.ID); len(al) != 0 {
+		t.Errorf("after a restart, alerts %+v", al)
+	}
+}

@@ -159,11 +159,33 @@ func (e *Engine) load() error {
 		}
 		e.events = append(e.events, &ev)
 		var seq uint64
-		if _, err := fmt.Sscanf(strings.TrimPrefix(k, keyEvent), "%d", &seq); err == nil && seq > e.seq {
-			e.seq = seq
+		if _, err := fmt.Sscanf(strings.TrimPrefix(k, keyEvent), "%d", &seq); err == nil {
+			ev.seq, e.seq = seq, max(e.seq, seq)
 		}
+		e.resume(&ev)
 	}
 	return nil
+}
+
+// resume puts an alert that was posted and not cleared when the agent
+// stopped back in its threshold, firing: it clears (and runs its clear
+// actions) once the condition is gone, and does not post again while it
+// persists.
+func (e *Engine) resume(ev *Event) {
+	w := e.watches[ev.Threshold]
+	if w == nil || ev.State != "posted" {
+		return
+	}
+	if w.th.PerKey != (len(ev.Key) > 0) {
+		return
+	}
+	notified := ev.Notified
+	if notified.IsZero() {
+		notified = ev.Posted
+	}
+	k := strings.Join(ev.Key, "\x00")
+	w.alerts[k] = &machine{state: Firing, notified: notified, event: ev}
+	w.keys[k] = ev.Key
 }
 
 func (e *Engine) list(prefix string) []string {
@@ -327,7 +349,7 @@ func (e *Engine) UpdateThreshold(id string, update func(*Threshold) error) (Thre
 		return Threshold{}, notFound("threshold", id)
 	}
 	if t.Statname != w.th.Statname || t.PerKey != w.th.PerKey || t.Percentile != w.th.Percentile || (t.Above == nil) != (w.th.Above == nil) {
-		w.alerts, w.keys = map[string]*machine{}, map[string][]string{}
+		e.end(w)
 	}
 	w.th = t
 	e.put(keyThreshold+id, t)
@@ -338,9 +360,11 @@ func (e *Engine) UpdateThreshold(id string, update func(*Threshold) error) (Thre
 func (e *Engine) DeleteThreshold(id string) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.watches[id] == nil {
+	w := e.watches[id]
+	if w == nil {
 		return notFound("threshold", id)
 	}
+	e.end(w)
 	delete(e.watches, id)
 	if err := e.cfg.Meta.DeleteMeta(keyThreshold + id); err != nil {
 		return fmt.Errorf("deleting threshold %s: %w", id, err)
@@ -352,6 +376,20 @@ func (e *Engine) DeleteThreshold(id string) error {
 		}
 	}
 	return nil
+}
+
+// end ends a threshold's alerts, as it is deleted or changed to watch
+// something else: their events say "ended" (no clear actions run), and
+// the alerts start again from inactive (e.mu held).
+func (e *Engine) end(w *watch) {
+	now := e.cfg.Now().UTC()
+	for _, m := range w.alerts {
+		if m.event != nil {
+			m.event.State, m.event.Cleared = "ended", now
+			e.saveEvent(m.event)
+		}
+	}
+	w.alerts, w.keys = map[string]*machine{}, map[string][]string{}
 }
 
 // Silence keeps a threshold's actions from running for d (0 lifts the
@@ -512,7 +550,7 @@ func (e *Engine) transition(w *watch, m *machine, key []string, step Step, v flo
 		m.event = e.newEvent(t, key, v, at)
 	case Renotify:
 		m.event.Notifications++
-		m.event.Value = v
+		m.event.Value, m.event.Notified = v, at.UTC()
 	case Clear:
 		if m.event != nil {
 			m.event.Cleared, m.event.ClearValue, m.event.State = at, v, "cleared"
@@ -547,7 +585,7 @@ func (e *Engine) link(t *Threshold) string {
 func (e *Engine) newEvent(t *Threshold, key []string, v float64, at time.Time) *Event {
 	e.seq++
 	ev := &Event{ID: fmt.Sprintf("alert-%06d", e.seq), seq: e.seq, Threshold: t.ID, Statname: t.Statname, Key: key, Type: t.Type,
-		Limit: t.Limit, State: "posted", Posted: at.UTC(), Value: v, Notifications: 1}
+		Limit: t.Limit, State: "posted", Posted: at.UTC(), Notified: at.UTC(), Value: v, Notifications: 1}
 	e.events = append(e.events, ev)
 	if len(e.events) > maxEvents {
 		old := e.events[0]
