@@ -72,7 +72,7 @@ type smtpServer struct {
 	out  strings.Builder
 }
 
-func startSMTP(t *testing.T) *smtpServer {
+func startSMTP(t *testing.T, args ...string) *smtpServer {
 	t.Helper()
 	if _, err := exec.Command("/usr/bin/python3", "-c", "import aiosmtpd").CombinedOutput(); err != nil {
 		t.Fatalf("python3-aiosmtpd is not installed (.ci/run installs it): %v", err)
@@ -83,7 +83,7 @@ func startSMTP(t *testing.T) *smtpServer {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	cmd := exec.Command("/usr/bin/python3", "-m", "aiosmtpd", "-n", "-l", addr)
+	cmd := exec.Command("/usr/bin/python3", append([]string{"-m", "aiosmtpd", "-n", "-l", addr}, args...)...)
 	cmd.Env = append(os.Environ(), "PYTHONUNBUFFERED=1")
 	stdout, _ := cmd.StdoutPipe()
 	cmd.Stderr = cmd.Stdout

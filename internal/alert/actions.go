@@ -49,6 +49,9 @@ type Item struct {
 	From     string `json:"from,omitempty"`
 	StartTLS string `json:"starttls,omitempty"`
 	AuthFile string `json:"auth_file,omitempty"`
+	// TLSCA: a PEM file of the certificate authorities trusted for the
+	// server's certificate (default: the system's).
+	TLSCA string `json:"tls_ca,omitempty"`
 	// webhook: the URL JSON is POSTed to.
 	URL string `json:"url,omitempty"`
 	// syslog: a unix datagram socket's path ("/dev/log") or

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -165,7 +166,25 @@ func checkEmail(it *Item) error {
 			return badf("email: %v", err)
 		}
 	}
+	if it.TLSCA != "" {
+		if _, err := readCA(it.TLSCA); err != nil {
+			return badf("email: %v", err)
+		}
+	}
 	return nil
+}
+
+// readCA reads a PEM file of certificate authorities.
+func readCA(path string) (*x509.CertPool, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("tls_ca: %w", err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(b) {
+		return nil, fmt.Errorf("tls_ca %s: no PEM certificate in it", path)
+	}
+	return pool, nil
 }
 
 // readAuth reads "user password" from the first line of a file.
@@ -226,7 +245,15 @@ func (s emailSender) send(ctx context.Context, n Notice) error {
 // secure starts TLS when offered (or required) and authenticates.
 func (s emailSender) secure(c *smtp.Client, host string) error {
 	if ok, _ := c.Extension("STARTTLS"); ok && s.it.StartTLS != "never" {
-		if err := c.StartTLS(&tls.Config{ServerName: host, MinVersion: tls.VersionTLS12}); err != nil {
+		cfg := &tls.Config{ServerName: host, MinVersion: tls.VersionTLS12}
+		if s.it.TLSCA != "" {
+			pool, err := readCA(s.it.TLSCA)
+			if err != nil {
+				return err
+			}
+			cfg.RootCAs = pool
+		}
+		if err := c.StartTLS(cfg); err != nil {
 			return fmt.Errorf("smtp STARTTLS: %w", err)
 		}
 	} else if s.it.StartTLS == "require" {
