@@ -326,3 +326,23 @@ func TestAlertsEndWithTheirThreshold(t *testing.T) {
 		t.Errorf("after a restart, alerts %+v", al)
 	}
 }
+
+// Past maxEvents the oldest events are forgotten, in memory and in the
+// store, but not an alert still posted: its clear is still to come.
+func TestEventsBounded(t *testing.T) {
+	r := newRig(t, Config{}, "fake.ops", "fake.ops[k]")
+	r.threshold(t, Threshold{Statname: "fake.ops", Limit: 100, Minpost: 0})
+	r.second("fake.ops", sec(0), 500) // posted, never cleared
+	r.threshold(t, Threshold{Statname: "fake.ops[k]", Limit: 100, Minpost: 0, PerKey: true})
+	for i := 0; i < maxEvents+10; i++ {
+		r.keyed("fake.ops[k]", sec(2*i), map[string]int64{"a": 500})
+		r.keyed("fake.ops[k]", sec(2*i+1), map[string]int64{})
+	}
+	evs := r.e.Events()
+	if len(evs) != maxEvents || evs[0].ID != "alert-000001" || evs[0].State != "posted" || evs[1].ID != "alert-000013" {
+		t.Fatalf("%d events, first %s %s, second %s", len(evs), evs[0].ID, evs[0].State, evs[1].ID)
+	}
+	if keys, _ := r.m.ListMeta(keyEvent); len(keys) != maxEvents {
+		t.Errorf("%d events kept in the store, want %d", len(keys), maxEvents)
+	}
+}

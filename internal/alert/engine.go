@@ -588,11 +588,24 @@ func (e *Engine) newEvent(t *Threshold, key []string, v float64, at time.Time) *
 		Limit: t.Limit, State: "posted", Posted: at.UTC(), Notified: at.UTC(), Value: v, Notifications: 1}
 	e.events = append(e.events, ev)
 	if len(e.events) > maxEvents {
-		old := e.events[0]
-		e.events = e.events[1:]
-		_ = e.cfg.Meta.DeleteMeta(eventKey(old.seq))
+		e.evict()
 	}
 	return ev
+}
+
+// evict forgets the oldest event that is not a posted alert's (whose
+// clear is still to come), or the oldest of all (e.mu held).
+func (e *Engine) evict() {
+	i := 0
+	for j, ev := range e.events {
+		if ev.State != "posted" {
+			i = j
+			break
+		}
+	}
+	old := e.events[i]
+	e.events = append(e.events[:i], e.events[i+1:]...)
+	_ = e.cfg.Meta.DeleteMeta(eventKey(old.seq))
 }
 
 func eventKey(seq uint64) string { return fmt.Sprintf("%s%016d", keyEvent, seq) }
