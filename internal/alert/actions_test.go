@@ -3,6 +3,7 @@ package alert
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -12,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/sonde-trace/sonde/internal/analytics"
 )
 
 // hook is a webhook receiver: it answers fail's statuses first, then 200.
@@ -342,7 +345,58 @@ func TestEventsBounded(t *testing.T) {
 	if len(evs) != maxEvents || evs[0].ID != "alert-000001" || evs[0].State != "posted" || evs[1].ID != "alert-000013" {
 		t.Fatalf("%d events, first %s %s, second %s", len(evs), evs[0].ID, evs[0].State, evs[1].ID)
 	}
+	r.e.Wait() // the writer has written them
 	if keys, _ := r.m.ListMeta(keyEvent); len(keys) != maxEvents {
 		t.Errorf("%d events kept in the store, want %d", len(keys), maxEvents)
+	}
+}
+
+// gated is meta documents whose writes wait for the gate: a slow disk.
+type gated struct {
+	*meta
+	gate chan struct{}
+}
+
+func (g *gated) PutMeta(k string, v []byte) error {
+	<-g.gate
+	return g.meta.PutMeta(k, v)
+}
+
+// The second's evaluation never waits for the disk: events are written
+// by the engine's writer, after it (hundreds of keys posting at once were
+// hundreds of synchronous writes in the agent's tick).
+func TestObserveDoesNotWaitForTheStore(t *testing.T) {
+	g := &gated{meta: newMeta(), gate: make(chan struct{})}
+	ds := newSets("fake.ops[k]")
+	th := Threshold{Statname: "fake.ops[k]", Limit: 100, Type: Normal, Days: AllDays, PerKey: true}
+	b, _ := json.Marshal(Threshold{ID: "t1", Statname: th.Statname, Limit: th.Limit, Type: Normal, Days: AllDays, PerKey: true,
+		WindowStart: None, WindowEnd: None})
+	g.meta.PutMeta(keyThreshold+"t1", b) // written before the gate matters
+	e, err := New(Config{Meta: g, Datasets: ds, Now: (&clock{t: monday}).Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := analytics.Second{Time: sec(0), Samples: 1}
+	for i := 0; i < 300; i++ {
+		s.Rows = append(s.Rows, analytics.Row{Key: []string{fmt.Sprintf("p%03d", i)}, Value: 500})
+	}
+	done := make(chan struct{})
+	go func() {
+		e.Observe("fake.ops[k]", s)
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second): // a hang guard: the gate never opens before this
+		close(g.gate)
+		t.Fatal("Observe waited for the store's writes")
+	}
+	if n := len(e.Events()); n != 300 {
+		t.Errorf("%d events, want 300", n)
+	}
+	close(g.gate)
+	e.Close()
+	if keys, _ := g.meta.ListMeta(keyEvent); len(keys) != 300 {
+		t.Errorf("%d events written by Close, want 300", len(keys))
 	}
 }

@@ -76,6 +76,16 @@ type Engine struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+
+	// dirty are the events to write (nil: to delete), by sequence
+	// number; the writer writes them outside e.mu, so that neither the
+	// agent's tick nor an action waits for the disk. writeMu orders the
+	// writes of successive snapshots.
+	dirty     map[uint64]*Event
+	wake      chan struct{}
+	stopWrite chan struct{}
+	written   chan struct{}
+	writeMu   sync.Mutex
 }
 
 // watch is a threshold with its alerts, by key ("" for the total).
@@ -111,26 +121,89 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.Logf == nil {
 		cfg.Logf = func(string, ...any) {}
 	}
-	e := &Engine{cfg: cfg, watches: map[string]*watch{}, actions: map[string]*Action{}}
+	e := &Engine{cfg: cfg, watches: map[string]*watch{}, actions: map[string]*Action{}, dirty: map[uint64]*Event{},
+		wake: make(chan struct{}, 1), stopWrite: make(chan struct{}), written: make(chan struct{})}
 	e.ctx, e.cancel = context.WithCancel(context.Background())
 	if err := e.load(); err != nil {
 		return nil, err
 	}
+	go e.writer()
 	return e, nil
 }
 
-// Close cancels the actions under way and waits for them.
+// Close cancels the actions under way, waits for them and writes the
+// events left to write.
 func (e *Engine) Close() error {
 	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		return nil
+	}
 	e.closed = true
 	e.mu.Unlock()
 	e.cancel()
 	e.wg.Wait()
+	close(e.stopWrite)
+	<-e.written
 	return nil
 }
 
-// Wait waits for the actions under way (tests).
-func (e *Engine) Wait() { e.wg.Wait() }
+// Wait waits for the actions under way and writes the events (tests).
+func (e *Engine) Wait() {
+	e.wg.Wait()
+	e.flush()
+}
+
+// writer writes the dirty events when woken, until Close.
+func (e *Engine) writer() {
+	defer close(e.written)
+	for {
+		select {
+		case <-e.wake:
+			e.flush()
+		case <-e.stopWrite:
+			e.flush()
+			return
+		}
+	}
+}
+
+// flush writes the events dirty now.
+func (e *Engine) flush() {
+	e.writeMu.Lock()
+	defer e.writeMu.Unlock()
+	e.mu.Lock()
+	docs := make(map[string][]byte, len(e.dirty))
+	for seq, ev := range e.dirty {
+		var b []byte
+		if ev != nil {
+			var err error
+			if b, err = json.Marshal(ev); err != nil {
+				e.cfg.Logf("alert: event %s: %v", ev.ID, err)
+				continue
+			}
+		}
+		docs[eventKey(seq)] = b
+	}
+	clear(e.dirty)
+	e.mu.Unlock()
+	keys := make([]string, 0, len(docs))
+	for k := range docs {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		var err error
+		if docs[k] == nil {
+			err = e.cfg.Meta.DeleteMeta(k)
+		} else {
+			err = e.cfg.Meta.PutMeta(k, docs[k])
+		}
+		if err != nil {
+			e.cfg.Logf("alert: saving %s: %v", k, err)
+		}
+	}
+}
 
 func (e *Engine) load() error {
 	for _, k := range e.list(keyThreshold) {
@@ -605,16 +678,27 @@ func (e *Engine) evict() {
 	}
 	old := e.events[i]
 	e.events = append(e.events[:i], e.events[i+1:]...)
-	_ = e.cfg.Meta.DeleteMeta(eventKey(old.seq))
+	e.dirty[old.seq] = nil
+	e.poke()
 }
 
 func eventKey(seq uint64) string { return fmt.Sprintf("%s%016d", keyEvent, seq) }
 
+// saveEvent marks ev to be written (e.mu held).
 func (e *Engine) saveEvent(ev *Event) {
 	if ev.seq == 0 {
 		fmt.Sscanf(strings.TrimPrefix(ev.ID, "alert-"), "%d", &ev.seq)
 	}
-	e.put(eventKey(ev.seq), ev)
+	e.dirty[ev.seq] = ev
+	e.poke()
+}
+
+// poke wakes the writer.
+func (e *Engine) poke() {
+	select {
+	case e.wake <- struct{}{}:
+	default:
+	}
 }
 
 // status is the HTTP status of err: its own, or 500.
