@@ -270,7 +270,7 @@ func (e *Engine) CreateAction(a Action) (Action, error) {
 	if a.Items == nil {
 		a.Items = []Item{}
 	}
-	a.ID = newID()
+	a.ID, a.Href = newID(), ""
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.actions[a.ID] = &a

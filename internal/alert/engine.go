@@ -387,7 +387,7 @@ func (e *Engine) Alerts(id string) ([]AlertStatus, error) {
 // CreateThreshold adds a threshold: t holds the request decoded onto the
 // defaults.
 func (e *Engine) CreateThreshold(t Threshold) (Threshold, error) {
-	t.ID, t.SilencedUntil = newID(), time.Time{}
+	t.ID, t.Href, t.SilencedUntil = newID(), "", time.Time{}
 	if err := e.resolve(&t); err != nil {
 		return Threshold{}, err
 	}
@@ -411,7 +411,7 @@ func (e *Engine) UpdateThreshold(id string, update func(*Threshold) error) (Thre
 	if err := update(&t); err != nil {
 		return Threshold{}, err
 	}
-	t.ID, t.Created, t.SilencedUntil = cur.ID, cur.Created, cur.SilencedUntil
+	t.ID, t.Href, t.Created, t.SilencedUntil = cur.ID, "", cur.Created, cur.SilencedUntil
 	if err := e.resolve(&t); err != nil {
 		return Threshold{}, err
 	}
