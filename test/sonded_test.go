@@ -167,6 +167,11 @@ func uniqueDD(t *testing.T, prefix string) (string, string) {
 // many seconds to read to cover it.
 func runDD(t *testing.T, path string, n int) (time.Time, int) {
 	t.Helper()
+	// Start in a second of its own, so that the seconds read for this dd
+	// hold nothing of what the test did before (another dd's last writes,
+	// the part of a second a suspension keeps).
+	now := time.Now()
+	time.Sleep(now.Truncate(time.Second).Add(time.Second + 10*time.Millisecond).Sub(now))
 	start := time.Now().Truncate(time.Second)
 	out, err := exec.Command(path, "if=/dev/zero", "of=/dev/null", "bs=1", "count="+strconv.Itoa(n), "status=none").CombinedOutput()
 	if err != nil {
@@ -205,6 +210,40 @@ func TestSonded(t *testing.T) {
 	from, n := runDD(t, dd, 12345)
 	if got := s.sumKey(spec, from, n, "write"); got != 12345 {
 		t.Errorf("write = %d over %d seconds, want exactly 12345", got, n)
+	}
+
+	// Direct I/O to a file: io.ops broken down by direction counts exactly
+	// the write requests the process made (each 4 KiB O_DIRECT write is
+	// one; creating the file may add a metadata read of its own).
+	ioName, iodd := uniqueDD(t, "sio")
+	ioSpec := "io.ops[execname=" + ioName + "][op]"
+	if st, body := s.call("POST", "/datasets", map[string]string{"statistic": ioSpec}, nil); st != 201 {
+		t.Fatalf("create %s: %d %s", ioSpec, st, body)
+	}
+	file := filepath.Join("/var/tmp", "sonded-io-"+ioName)
+	defer os.Remove(file)
+	now := time.Now()
+	time.Sleep(now.Truncate(time.Second).Add(time.Second + 10*time.Millisecond).Sub(now))
+	ioFrom := time.Now().Truncate(time.Second)
+	if out, err := exec.Command(iodd, "if=/dev/zero", "of="+file, "bs=4k", "count=200", "oflag=direct", "status=none").CombinedOutput(); err != nil {
+		t.Fatalf("dd: %v\n%s", err, out)
+	}
+	ioN := int(time.Since(ioFrom)/time.Second) + 2
+	var d dataResp
+	q := fmt.Sprintf("%s/data?start=%s&seconds=%d", datasetPath(ioSpec), url.QueryEscape(ioFrom.UTC().Format(time.RFC3339)), ioN)
+	if st, body := s.call("GET", q, nil, &d); st != 200 {
+		t.Fatalf("data: %d %s", st, body)
+	}
+	var ios int64
+	for _, sec := range d.Data {
+		for _, r := range sec.Data.Data {
+			if r.Key == "write" {
+				ios += r.Value
+			}
+		}
+	}
+	if ios != 200 {
+		t.Errorf("%s: %d write requests, want exactly 200", ioSpec, ios)
 	}
 
 	// The CLI lists it and reads it.

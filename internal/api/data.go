@@ -192,10 +192,26 @@ func showInterval(s analytics.Second, g analytics.Granularity, nbreak int) inter
 	iv := intervalJSON{Sample: s.Time.Unix() / per, StartTime: s.Time.UTC().Format(ApplianceTime), Samples: s.Samples}
 	var all [][]analytics.Bucket
 	keys := []keyJSON{}
+	// A row without a key beside keyed ones is the total, given where the
+	// rows do not add up (a gauge by CPU); otherwise the total is their sum.
+	var total *analytics.Row
+	if nbreak > 0 {
+		for i := range s.Rows {
+			if len(s.Rows[i].Key) == 0 {
+				total = &s.Rows[i]
+			}
+		}
+	}
+	if total != nil {
+		iv.Data.Value = total.Value
+		all = append(all, total.Buckets)
+	}
 	for _, row := range s.Rows {
-		iv.Data.Value += row.Value
-		all = append(all, row.Buckets)
-		if nbreak == 0 && len(row.Key) == 0 {
+		if total == nil {
+			iv.Data.Value += row.Value
+			all = append(all, row.Buckets)
+		}
+		if len(row.Key) == 0 && (nbreak == 0 || total != nil) {
 			continue
 		}
 		k := keyJSON{Key: strings.Join(row.Key, ","), Value: row.Value, Buckets: row.Buckets}

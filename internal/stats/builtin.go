@@ -193,7 +193,7 @@ func builtins() []*builtin {
 			},
 		},
 		{
-			stat: analytics.Statistic{Name: "cpu.utilization", Description: "CPU time not idle, percent of the CPUs' time (by mode: user, kernel, idle, steal; the total is user + kernel)",
+			stat: analytics.Statistic{Name: "cpu.utilization", Description: "CPU time not idle, percent of the CPUs' time (by mode: user and kernel, which add up to the total; [mode=idle] and [mode=steal] give those)",
 				Kind: analytics.Gauge, Unit: "hundredths of a percent"},
 			dims: []dim{
 				{name: "mode", desc: "user (with nice and guest), kernel (with interrupts), idle (with I/O wait), steal", kind: dimEnum,

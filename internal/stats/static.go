@@ -160,7 +160,10 @@ func (s *staticSource) utilization(spec *Spec, deltas map[string]uint64) []analy
 	for k, d := range deltas {
 		vals := strings.Split(k, "\x00")
 		mode := vals[s.index("mode")]
-		if !s.selected(spec, vals) || modeFilter == "" && !contains(spec.Breakdowns, "mode") && !utilizationModes[mode] {
+		// Broken down by mode, the rows are the modes of utilization
+		// (user, kernel), so that they add up to the statistic's value as
+		// the appliance's did; idle and steal are had by filtering on them.
+		if !s.selected(spec, vals) || modeFilter == "" && !utilizationModes[mode] {
 			continue
 		}
 		key := s.rowKey(spec.Breakdowns, vals)
@@ -170,21 +173,26 @@ func (s *staticSource) utilization(spec *Spec, deltas map[string]uint64) []analy
 		cpuKey[rk] = joinKey(s.rowKey(cpuBreakdowns, vals)...)
 	}
 	sums := map[string]int64{}
+	var allBusy, allTime uint64
 	for rk, b := range busy {
 		if t := total[cpuKey[rk]]; t > 0 {
 			sums[rk] = int64((b*100*UtilizationScale + t/2) / t)
 		}
+		allBusy += b
 	}
-	return rows(sums, keys)
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
+	out := rows(sums, keys)
+	if len(cpuBreakdowns) == 0 {
+		return out // the rows are shares of the same time: they add up
 	}
-	return false
+	// Rows by CPU are each CPU's own share and do not add up: the total
+	// row (no key) is the share of all the CPUs' time.
+	for _, t := range total {
+		allTime += t
+	}
+	if allTime > 0 && allBusy > 0 {
+		out = append([]analytics.Row{{Value: int64((allBusy*100*UtilizationScale + allTime/2) / allTime)}}, out...)
+	}
+	return out
 }
 
 // rows makes rows of the nonzero sums, sorted by key.

@@ -121,13 +121,14 @@ func TestCPUUtilization(t *testing.T) {
 	steps := []func(){func() { h.write("proc/stat", stat1) }, func() { h.write("proc/stat", stat2) }}
 	// all CPUs: busy (80 + 10) of 200 ticks
 	checkRows(t, "total", h.sample("cpu.utilization", steps...), []analytics.Row{row(4500)})
-	checkRows(t, "[cpu]", h.sample("cpu.utilization[cpu]", steps...), []analytics.Row{row(8000, "0"), row(1000, "1")})
+	// by CPU, each row is that CPU's share, and the total (no key) all CPUs'
+	checkRows(t, "[cpu]", h.sample("cpu.utilization[cpu]", steps...), []analytics.Row{row(4500), row(8000, "0"), row(1000, "1")})
 	checkRows(t, "[mode]", h.sample("cpu.utilization[mode]", steps...),
-		[]analytics.Row{row(5500, "idle"), row(1000, "kernel"), row(3500, "user")})
+		[]analytics.Row{row(1000, "kernel"), row(3500, "user")}) // they add up to the total, 4500
 	checkRows(t, "[cpu=0][mode]", h.sample("cpu.utilization[cpu=0][mode]", steps...),
-		[]analytics.Row{row(2000, "idle"), row(2000, "kernel"), row(6000, "user")})
+		[]analytics.Row{row(2000, "kernel"), row(6000, "user")})
 	checkRows(t, "[mode=idle][cpu]", h.sample("cpu.utilization[mode=idle][cpu]", steps...),
-		[]analytics.Row{row(2000, "0"), row(9000, "1")})
+		[]analytics.Row{row(5500), row(2000, "0"), row(9000, "1")})
 	checkRows(t, "[cpu=7]", h.sample("cpu.utilization[cpu=7]", steps...), nil)
 	// no time passed: no rows, not a division by zero
 	checkRows(t, "same", h.sample("cpu.utilization[cpu]", steps[0], steps[0]), nil)
