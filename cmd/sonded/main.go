@@ -20,8 +20,10 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/sonde-trace/sonde/internal/agent"
+	"github.com/sonde-trace/sonde/internal/alert"
 	"github.com/sonde-trace/sonde/internal/analytics"
 	"github.com/sonde-trace/sonde/internal/api"
 	"github.com/sonde-trace/sonde/internal/stats"
@@ -39,6 +41,9 @@ type config struct {
 	keyLimit               int
 	retainSec, retainMin   string
 	retainHour, maxStorage string
+	alertTimeout           time.Duration
+	alertBackoff           time.Duration
+	alertRetries           int
 	version                bool
 }
 
@@ -62,6 +67,9 @@ func run(args []string, stderr io.Writer) int {
 	fs.StringVar(&c.retainMin, "retain-minutes", "", "how long per-minute data is kept (default 14d)")
 	fs.StringVar(&c.retainHour, "retain-hours", "", "how long per-hour data is kept (default 90d)")
 	fs.StringVar(&c.maxStorage, "max-storage", "", "cap on the store's size on disk, e.g. 10g (default none)")
+	fs.DurationVar(&c.alertTimeout, "alert-timeout", 10*time.Second, "how long one attempt of an alert action may take")
+	fs.IntVar(&c.alertRetries, "alert-retries", 3, "how many times a failed alert action is tried again")
+	fs.DurationVar(&c.alertBackoff, "alert-backoff", time.Second, "the wait before an alert action's first retry (doubled for each next)")
 	fs.BoolVar(&c.version, "version", false, "print the version")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -111,12 +119,26 @@ func serve(c *config, stderr io.Writer) error {
 		db.Close()
 		return err
 	}
+	scheme := "http"
+	if c.tlsCert != "" {
+		scheme = "https"
+	}
+	alerts, err := alert.New(alert.Config{Meta: db, Datasets: a, Timeout: c.alertTimeout, Retries: retries(c.alertRetries),
+		Backoff: c.alertBackoff, Link: scheme + "://" + ln.Addr().String(), Logf: logger.Printf})
+	if err != nil {
+		ln.Close()
+		a.Close()
+		db.Close()
+		return err
+	}
+	a.SetObserver(alerts)
 	hopts.Logf = logger.Printf
+	h := api.New(a, hopts).Mount(alert.Prefix, alerts.Handler())
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	done := make(chan error, 2)
 	go func() { done <- a.Run(ctx) }()
-	go func() { done <- api.ServeListener(ctx, ln, api.New(a, hopts), c.tlsCert, c.tlsKey) }()
+	go func() { done <- api.ServeListener(ctx, ln, h, c.tlsCert, c.tlsKey) }()
 	logger.Printf("listening on %s, state in %s", ln.Addr(), c.stateDir)
 	notify("READY=1")
 	err = <-done
@@ -125,6 +147,10 @@ func serve(c *config, stderr io.Writer) error {
 		err = e
 	}
 	notify("STOPPING=1")
+	a.SetObserver(nil)
+	if e := alerts.Close(); err == nil {
+		err = e
+	}
 	if e := a.Close(); err == nil {
 		err = e
 	}
@@ -135,6 +161,15 @@ func serve(c *config, stderr io.Writer) error {
 		err = nil
 	}
 	return err
+}
+
+// retries is the engine's retries from the flag: 0 is none (the
+// engine's 0 is its default).
+func retries(n int) int {
+	if n <= 0 {
+		return -1
+	}
+	return n
 }
 
 // notify tells systemd (Type=notify) how the agent is, when it runs under

@@ -61,6 +61,14 @@ type Config struct {
 	Logf func(format string, args ...any)
 }
 
+// Observer is handed every dataset's second as it is kept (appended to
+// the store or to an open dataset's memory), after the tick, in order,
+// outside the agent's lock: the alert engine reads the same samples the
+// store gets. It must not block.
+type Observer interface {
+	Observe(dataset string, s analytics.Second)
+}
+
 // Defaults.
 const (
 	DefaultBudget     = 0.05
@@ -101,6 +109,9 @@ type Agent struct {
 	closed  bool
 	// batch are the seconds of a tick, appended to the store together.
 	batch []store.Sample
+	// observer sees each second kept; kept are the tick's seconds for it.
+	observer Observer
+	kept     []store.Sample
 }
 
 var _ analytics.Backend = (*Agent)(nil)
@@ -206,10 +217,24 @@ func (a *Agent) Tick(now time.Time) {
 	a.done = end
 	close(a.ticked)
 	a.ticked = make(chan struct{})
+	obs, kept := a.observer, a.kept
+	a.kept = nil
 	a.mu.Unlock()
 	for _, c := range stop {
 		c.close()
 	}
+	if obs != nil {
+		for _, k := range kept {
+			obs.Observe(k.Dataset, k.Second)
+		}
+	}
+}
+
+// SetObserver sets who sees each second kept (nil: nobody).
+func (a *Agent) SetObserver(o Observer) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.observer = o
 }
 
 // sorted lists the datasets by name.

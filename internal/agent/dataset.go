@@ -95,6 +95,9 @@ func (a *Agent) commit(ds *dataset, s analytics.Second) {
 		s.Time = ds.last.Add(time.Second)
 	}
 	ds.last = s.Time
+	if a.observer != nil {
+		a.kept = append(a.kept, store.Sample{Dataset: ds.info.Name, Second: s})
+	}
 	if ds.open {
 		ds.ring = append(ds.ring, s)
 		ds.ringBytes += bytesOf(s)

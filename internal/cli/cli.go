@@ -34,6 +34,11 @@ commands:
   events                        list the agent's events
   worksheets                    list worksheets
   passwd USER ROLE              print a users-file line for USER (password read from stdin)
+  alerts thresholds             list threshold alerts: UUID STATNAME TYPE LIMIT MINPOST MINCLEAR FREQUENCY ALERTS
+  alerts events [-threshold ID] list alert events: posted, cleared, value, what each action did
+  alerts actions                list alert actions and their items
+  alerts silence UUID SECONDS   silence a threshold's actions for SECONDS (0 lifts the silence)
+  alerts test ACTION ITEM       send a test alert through one action item
 
 NAME is a dataset's name or its dataset-NNN id. T is YYYYMMDDTHH:MM:SS (UTC) or ISO 8601.
 
@@ -63,7 +68,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := inv.flags(args[0])
 	cmd.flags(fs, inv)
 	pos, err := parseFlags(fs, args[1:])
-	if err == nil && len(pos) != cmd.args {
+	if err == nil && cmd.args >= 0 && len(pos) != cmd.args {
 		err = fmt.Errorf("%s takes %d argument(s), got %d", args[0], cmd.args, len(pos))
 	}
 	if err != nil {
@@ -99,8 +104,8 @@ func commandFirst(args []string) []string {
 	return append(out, args[i+1:]...)
 }
 
-// command is one subcommand: its number of arguments, its own flags and
-// what it does.
+// command is one subcommand: its number of arguments (-1: it checks
+// them), its own flags and what it does.
 type command struct {
 	args  int
 	flags func(*flag.FlagSet, *invocation)
@@ -121,6 +126,7 @@ var commands = map[string]command{
 	"events":     {0, noFlags, (*invocation).events},
 	"worksheets": {0, noFlags, (*invocation).worksheets},
 	"passwd":     {2, noFlags, (*invocation).passwd},
+	"alerts":     {-1, alertFlags, (*invocation).alerts},
 }
 
 // invocation is one run: the streams, the flags and the client.
@@ -140,6 +146,8 @@ type invocation struct {
 	output      string
 	// drill
 	by, key string
+	// alerts events
+	threshold string
 }
 
 // flags makes the flag set with the flags every command has.

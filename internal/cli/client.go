@@ -14,7 +14,8 @@ import (
 
 // client talks to sonded's API.
 type client struct {
-	base           string
+	base           string // the analytics service: root + api.Prefix
+	root           string // http[s]://HOST:PORT
 	token          string
 	user, password string
 	hc             *http.Client
@@ -26,7 +27,8 @@ func newClient(base, token, user, password string) (*client, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("bad -url %q: want http://HOST:PORT or https://HOST:PORT", base)
 	}
-	return &client{base: strings.TrimRight(base, "/") + api.Prefix, token: token, user: user, password: password,
+	root := strings.TrimRight(base, "/")
+	return &client{base: root + api.Prefix, root: root, token: token, user: user, password: password,
 		hc: &http.Client{Timeout: 0}}, nil
 }
 
@@ -91,6 +93,14 @@ func (c *client) do(method, path string, body, out any) error {
 		return fmt.Errorf("bad answer from sonded: %w", err)
 	}
 	return nil
+}
+
+// service is the client of another service of the agent's, at prefix
+// ("/api/alert/v1").
+func (c *client) service(prefix string) *client {
+	cc := *c
+	cc.base = c.root + prefix
+	return &cc
 }
 
 // datasetPath is a dataset's path under the prefix.

@@ -1,0 +1,227 @@
+package cli
+
+import (
+	"flag"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/sonde-trace/sonde/internal/alert"
+)
+
+func alertFlags(fs *flag.FlagSet, inv *invocation) {
+	fs.StringVar(&inv.threshold, "threshold", "", "only the events of this threshold")
+}
+
+// alerts runs `alerts SUBCOMMAND ...` against the alert service.
+func (inv *invocation) alerts(args []string) error {
+	subs := map[string]struct {
+		n   int
+		run func(*client, []string) error
+	}{
+		"thresholds": {0, inv.alertThresholds},
+		"events":     {0, inv.alertEvents},
+		"actions":    {0, inv.alertActions},
+		"silence":    {2, inv.alertSilence},
+		"test":       {2, inv.alertTest},
+	}
+	if len(args) == 0 {
+		return fmt.Errorf("alerts: want thresholds, events, actions, silence or test")
+	}
+	sub, ok := subs[args[0]]
+	if !ok {
+		return fmt.Errorf("alerts: unknown subcommand %q (want thresholds, events, actions, silence or test)", args[0])
+	}
+	if len(args)-1 != sub.n {
+		return fmt.Errorf("alerts %s takes %d argument(s), got %d", args[0], sub.n, len(args)-1)
+	}
+	c, err := inv.client()
+	if err != nil {
+		return err
+	}
+	return sub.run(c.service(alert.Prefix), args[1:])
+}
+
+// thresholdView is a threshold as the service shows it.
+type thresholdView struct {
+	alert.Threshold
+	Alerts       []alert.AlertStatus `json:"alerts"`
+	DatasetState string              `json:"dataset_state"`
+	Silenced     bool                `json:"silenced"`
+}
+
+func (inv *invocation) alertThresholds(c *client, _ []string) error {
+	var out struct{ Thresholds []alert.Threshold }
+	if err := c.do("GET", "/thresholds", nil, &out); err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(inv.stdout, 0, 8, 2, ' ', 0)
+	fmt.Fprintln(tw, "UUID\tSTATNAME\tTYPE\tLIMIT\tMINPOST\tMINCLEAR\tFREQUENCY\tALERTS")
+	for _, t := range out.Thresholds {
+		var v struct{ Threshold thresholdView }
+		if err := c.do("GET", "/thresholds/"+url.PathEscape(t.ID), nil, &v); err != nil {
+			return err
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%g\t%d\t%d\t%d\t%s\n", t.ID, t.Statname, t.Type, t.Limit, t.Minpost, t.Minclear, t.Frequency,
+			alertSummary(v.Threshold))
+	}
+	return tw.Flush()
+}
+
+// alertSummary says what a threshold's alerts are doing.
+func alertSummary(v thresholdView) string {
+	var parts []string
+	for _, a := range v.Alerts {
+		s := string(a.State)
+		if len(a.Key) > 0 {
+			s = strings.Join(a.Key, ",") + ":" + s
+		}
+		parts = append(parts, s)
+	}
+	if v.Silenced {
+		parts = append(parts, "silenced until "+v.SilencedUntil.UTC().Format(time.RFC3339))
+	}
+	if v.DatasetState == "suspended" {
+		parts = append(parts, "dataset suspended")
+	}
+	if len(parts) == 0 {
+		return "-"
+	}
+	return strings.Join(parts, "; ")
+}
+
+func (inv *invocation) alertEvents(c *client, _ []string) error {
+	path := "/events"
+	if inv.threshold != "" {
+		path += "?threshold=" + url.QueryEscape(inv.threshold)
+	}
+	var out struct{ Events []alert.Event }
+	if err := c.do("GET", path, nil, &out); err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(inv.stdout, 0, 8, 2, ' ', 0)
+	fmt.Fprintln(tw, "EVENT\tSTATE\tPOSTED\tCLEARED\tSTATNAME\tKEY\tVALUE\tLIMIT\tACTIONS")
+	for _, e := range out.Events {
+		cleared := "-"
+		if !e.Cleared.IsZero() {
+			cleared = e.Cleared.UTC().Format(time.RFC3339)
+		}
+		key := strings.Join(e.Key, ",")
+		if key == "" {
+			key = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%g\t%g\t%s\n", e.ID, e.State, e.Posted.UTC().Format(time.RFC3339), cleared,
+			e.Statname, key, e.Value, e.Limit, attempts(e))
+	}
+	return tw.Flush()
+}
+
+// attempts sums up what the actions did: "webhook post delivered;
+// email post failed (3 tries): ...".
+func attempts(e alert.Event) string {
+	type run struct {
+		item, what string
+	}
+	last := map[run]alert.Attempt{}
+	var order []run
+	for _, a := range e.Attempts {
+		r := run{a.Item, a.What}
+		if _, ok := last[r]; !ok {
+			order = append(order, r)
+		}
+		last[r] = a
+	}
+	var parts []string
+	for _, r := range order {
+		a := last[r]
+		s := a.Handler + " " + a.What + " "
+		if a.Delivered {
+			s += "delivered"
+		} else {
+			s += "failed"
+		}
+		if a.Attempt > 1 {
+			s += " (" + strconv.Itoa(a.Attempt) + " tries)"
+		}
+		if !a.Delivered {
+			s += ": " + a.Error
+		}
+		parts = append(parts, s)
+	}
+	for _, s := range e.Silenced {
+		parts = append(parts, s+" silenced")
+	}
+	if len(parts) == 0 {
+		return "-"
+	}
+	return strings.Join(parts, "; ")
+}
+
+func (inv *invocation) alertActions(c *client, _ []string) error {
+	var out struct{ Actions []alert.Action }
+	if err := c.do("GET", "/actions", nil, &out); err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(inv.stdout, 0, 8, 2, ' ', 0)
+	fmt.Fprintln(tw, "ACTION\tTHRESHOLD\tITEM\tHANDLER\tON\tTARGET")
+	for _, a := range out.Actions {
+		if len(a.Items) == 0 {
+			fmt.Fprintf(tw, "%s\t%s\t-\t-\t-\t-\n", a.ID, a.ThresholdID)
+		}
+		for _, it := range a.Items {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", a.ID, a.ThresholdID, it.ID, it.Handler, on(it), target(it))
+		}
+	}
+	return tw.Flush()
+}
+
+func on(it alert.Item) string {
+	switch {
+	case it.Post && it.Clear:
+		return "post,clear"
+	case it.Clear:
+		return "clear"
+	}
+	return "post"
+}
+
+func target(it alert.Item) string {
+	for _, s := range []string{it.URL, it.Address, it.Destination, it.Dataset} {
+		if s != "" {
+			return s
+		}
+	}
+	return "-"
+}
+
+func (inv *invocation) alertSilence(c *client, args []string) error {
+	n, err := strconv.ParseInt(args[1], 10, 64)
+	if err != nil || n < 0 {
+		return fmt.Errorf("alerts silence: %q is not a number of seconds", args[1])
+	}
+	var out struct{ Threshold thresholdView }
+	if err := c.do("POST", "/thresholds/"+url.PathEscape(args[0])+"/silence", map[string]int64{"seconds": n}, &out); err != nil {
+		return err
+	}
+	if out.Threshold.Silenced {
+		fmt.Fprintf(inv.stdout, "%s silenced until %s\n", out.Threshold.ID, out.Threshold.SilencedUntil.UTC().Format(time.RFC3339))
+	} else {
+		fmt.Fprintf(inv.stdout, "%s not silenced\n", out.Threshold.ID)
+	}
+	return nil
+}
+
+func (inv *invocation) alertTest(c *client, args []string) error {
+	var out struct{ Event alert.Event }
+	if err := c.do("POST", "/actions/"+url.PathEscape(args[0])+"/"+url.PathEscape(args[1])+"/test", nil, &out); err != nil {
+		return err
+	}
+	fmt.Fprintf(inv.stdout, "%s: %s\n", out.Event.ID, attempts(out.Event))
+	if n := len(out.Event.Attempts); n == 0 || !out.Event.Attempts[n-1].Delivered {
+		return fmt.Errorf("the test alert was not delivered")
+	}
+	return nil
+}
