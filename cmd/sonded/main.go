@@ -17,6 +17,7 @@ import (
 	"io"
 	"log"
 	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
@@ -24,6 +25,7 @@ import (
 	"github.com/sonde-trace/sonde/internal/agent"
 	"github.com/sonde-trace/sonde/internal/analytics"
 	"github.com/sonde-trace/sonde/internal/api"
+	"github.com/sonde-trace/sonde/internal/promexp"
 	"github.com/sonde-trace/sonde/internal/stats"
 	"github.com/sonde-trace/sonde/internal/store"
 )
@@ -116,7 +118,7 @@ func serve(c *config, stderr io.Writer) error {
 	defer stop()
 	done := make(chan error, 2)
 	go func() { done <- a.Run(ctx) }()
-	go func() { done <- api.ServeListener(ctx, ln, api.New(a, hopts), c.tlsCert, c.tlsKey) }()
+	go func() { done <- api.ServeListener(ctx, ln, handler(a, hopts), c.tlsCert, c.tlsKey) }()
 	logger.Printf("listening on %s, state in %s", ln.Addr(), c.stateDir)
 	notify("READY=1")
 	err = <-done
@@ -135,6 +137,20 @@ func serve(c *config, stderr io.Writer) error {
 		err = nil
 	}
 	return err
+}
+
+// handler serves the API, and /metrics (the exported datasets, for
+// Prometheus) under the API's access rules.
+func handler(a *agent.Agent, opts *api.Options) http.Handler {
+	h := api.New(a, opts)
+	metrics := h.Guard(promexp.Handler(promexp.New(a, nil)))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/metrics" {
+			metrics.ServeHTTP(w, r)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
 }
 
 // notify tells systemd (Type=notify) how the agent is, when it runs under

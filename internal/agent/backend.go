@@ -223,6 +223,31 @@ func (a *Agent) SetState(name string, state analytics.State) (analytics.Dataset,
 	return d, nil
 }
 
+// SetExport marks a dataset for export as Prometheus metrics, or unmarks
+// it.
+func (a *Agent) SetExport(name string, export bool) (analytics.Dataset, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	ds := a.lookup(name)
+	if ds == nil {
+		return analytics.Dataset{}, notFound("dataset", name)
+	}
+	if ds.info.Export != export {
+		ds.info.Export = export
+		a.saveDataset(ds)
+		a.event("export", ds.info.Name, "exported as metrics: %v", export)
+	}
+	return a.describe(ds), nil
+}
+
+// Sampled is the end of the last second sampled: Data has every second
+// before it, and none after.
+func (a *Agent) Sampled() time.Time {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.done
+}
+
 func transition(from, to analytics.State, resume bool) string {
 	switch {
 	case to == analytics.Suspended:
