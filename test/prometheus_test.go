@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -321,5 +322,71 @@ func TestPrometheusScrapesSonded(t *testing.T) {
 		if got <= float64(b.Min-1) || (b.Max != 0 && got > float64(b.Max-1)) {
 			t.Errorf("histogram_quantile(%v) = %v, outside sonded's bucket [%d, %d) (as (%d, %d])", q, got, b.Min, b.Max, b.Min-1, b.Max-1)
 		}
+	}
+}
+
+// sonde --prometheus, scraped by a real Prometheus while it runs: a
+// dd's 12,345 writes are found in Prometheus exactly, as counters keyed
+// by the aggregation's keys, and sonde's own output at exit agrees.
+func TestPrometheusScrapesSonde(t *testing.T) {
+	name, dd := uniqueDD(t, "qdd")
+	cmd := exec.Command(sonde, "--prometheus", "127.0.0.1:0", "-qn",
+		`syscall::write:entry /execname == "`+name+`"/ { @w[probefunc] = count(); @ = count(); }`)
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	addr := make(chan string, 1)
+	var log bytes.Buffer
+	go func() {
+		defer close(done)
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			log.WriteString(sc.Text() + "\n")
+			if a, ok := strings.CutPrefix(sc.Text(), "sonde: serving the aggregations on http://"); ok {
+				addr <- strings.TrimSuffix(a, "/metrics")
+			}
+		}
+		cmd.Wait()
+	}()
+	t.Cleanup(func() { cmd.Process.Kill(); <-done })
+	var target string
+	select {
+	case target = <-addr:
+	case <-done:
+		t.Fatalf("sonde exited:\n%s", log.String())
+	case <-time.After(60 * time.Second):
+		t.Fatalf("sonde did not serve:\n%s", log.String())
+	}
+	p := startPrometheus(t, target)
+	p.poll("a first scrape of sonde", func() bool { return len(p.query(`sonde_folded_keys{aggregation="w"}`, time.Time{})) == 1 })
+	runDD(t, dd, 12345)
+	ended := time.Now()
+	var last sample
+	p.poll("a scrape after the dd", func() bool {
+		r := p.query(`sonde_w_total{key0="write"}[1m]`, time.Time{})
+		if len(r) != 1 {
+			return false
+		}
+		last = r[0].Values[len(r[0].Values)-1]
+		return last.T.After(ended)
+	})
+	if last.V != 12345 {
+		t.Errorf("Prometheus has %v writes at %s, want 12345", last.V, last.T)
+	}
+	if r := p.query(`sonde_agg_total`, last.T); len(r) != 1 || r[0].Values[0].V != 12345 {
+		t.Errorf("@'s count in Prometheus: %v, want 12345", r)
+	}
+	cmd.Process.Signal(os.Interrupt)
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("sonde did not exit on SIGINT:\n%s", log.String())
+	}
+	if !regexp.MustCompile(`(?m)^\s*write\s+12345$`).MatchString(stdout.String()) {
+		t.Errorf("sonde's own output:\n%s", stdout.String())
 	}
 }
