@@ -43,9 +43,11 @@ func freePort(t *testing.T) string {
 }
 
 // startPrometheus starts prometheus scraping each target (host:port,
-// /metrics) every second, with native histograms enabled, its data in a
-// temporary directory, and waits until it is ready.
-func startPrometheus(t *testing.T, targets ...string) *prometheus {
+// /metrics) every second, with native histograms enabled (it then asks
+// for protobuf, and keeps a histogram's native buckets, not its classic
+// ones) or not (text, classic buckets), its data in a temporary
+// directory, and waits until it is ready.
+func startPrometheus(t *testing.T, native bool, targets ...string) *prometheus {
 	t.Helper()
 	bin, err := exec.LookPath("prometheus")
 	if err != nil {
@@ -62,8 +64,11 @@ func startPrometheus(t *testing.T, targets ...string) *prometheus {
 		t.Fatal(err)
 	}
 	addr := "127.0.0.1:" + freePort(t)
-	cmd := exec.Command(bin, "--config.file="+conf, "--storage.tsdb.path="+filepath.Join(dir, "data"),
-		"--web.listen-address="+addr, "--enable-feature=native-histograms")
+	args := []string{"--config.file=" + conf, "--storage.tsdb.path=" + filepath.Join(dir, "data"), "--web.listen-address=" + addr}
+	if native {
+		args = append(args, "--enable-feature=native-histograms")
+	}
+	cmd := exec.Command(bin, args...)
 	p := &prometheus{t: t, base: "http://" + addr, log: &bytes.Buffer{}, cmd: cmd}
 	stderr, _ := cmd.StderrPipe()
 	if err := cmd.Start(); err != nil {
@@ -240,12 +245,14 @@ func (s *sonded) createExported(spec string) {
 	}
 }
 
-// A real Prometheus scrapes sonded's /metrics: every sample of a dd's
-// write count in Prometheus equals the sum of sonded's own seconds from
-// the exporter's origin to the sample's timestamp, the last one is the
-// dd's 2,000,000 writes exactly (several seconds of them), and histogram_quantile over the exported
-// latency buckets falls in the bucket that sonded's own data gives for
-// the same seconds.
+// Real Prometheus servers scrape sonded's /metrics, one with native
+// histograms (protobuf), one without (text): every sample of a dd's
+// write count equals the sum of sonded's own seconds from the exporter's
+// origin to the sample's timestamp, the last one is the dd's 2,000,000
+// writes exactly (several seconds of them), and histogram_quantile over
+// the exported latency, classic and native, falls in the bucket that
+// sonded's own data gives for the same seconds (the native bucket that
+// holds it: the exported dataset is quantized to fit them).
 func TestPrometheusScrapesSonded(t *testing.T) {
 	s := startSonded(t, t.TempDir(), "--budget", "-1")
 	name, dd := uniqueDD(t, "pdd")
@@ -253,76 +260,97 @@ func TestPrometheusScrapesSonded(t *testing.T) {
 	lat := "syscall.latency[execname=" + name + "]"
 	s.createExported(ops)
 	s.createExported(lat)
-	p := startPrometheus(t, s.addr)
+	p := startPrometheus(t, true, s.addr)
+	pc := startPrometheus(t, false, s.addr)
 
-	// The exporter's origin: its first scrape, the first timestamp of
-	// the folded-rows counter. The dd runs after it.
+	// The exporter's origin is its first scrape (by either), the first
+	// timestamp of the folded-rows counter. The dd runs after it.
 	origin := map[string]time.Time{}
 	for _, ds := range []string{ops, lat} {
 		q := fmt.Sprintf(`sonde_export_folded_rows_total{dataset=%q}[10m]`, ds)
-		p.poll("the first scrape of "+ds, func() bool { return len(p.query(q, time.Time{})) == 1 })
-		origin[ds] = p.query(q, time.Time{})[0].Values[0].T
+		for _, pr := range []*prometheus{p, pc} {
+			pr.poll("the first scrape of "+ds, func() bool { return len(pr.query(q, time.Time{})) == 1 })
+			if t0 := pr.query(q, time.Time{})[0].Values[0].T; origin[ds].IsZero() || t0.Before(origin[ds]) {
+				origin[ds] = t0
+			}
+		}
 	}
 	from, n := runDD(t, dd, 2000000)
 	end := from.Add(time.Duration(n) * time.Second)
 
-	// Wait until Prometheus holds a sample stamped past the dd's last
-	// second, for both datasets (an instant query's answer carries the
-	// query's time: a range selector gives the samples' own).
-	stamp := map[string]time.Time{}
-	for _, ds := range []string{ops, lat} {
-		q := fmt.Sprintf(`sonde_export_folded_rows_total{dataset=%q}[10m]`, ds)
-		p.poll("a sample after the dd", func() bool {
-			r := p.query(q, time.Time{})
-			if len(r) != 1 {
-				return false
-			}
-			stamp[ds] = r[0].Values[len(r[0].Values)-1].T
-			return !stamp[ds].Before(end)
-		})
-	}
-	at := stamp[ops]
-
+	at := lastAfter(p, ops, end)
 	writes := p.query(fmt.Sprintf(`sonde_syscall_ops_total{dataset=%q,name="write",execname=%q}[10m]`, ops, name), at)
 	if len(writes) != 1 {
 		t.Fatalf("one series of writes expected, got %v", writes)
 	}
+	t.Logf("%d samples of writes: %v", len(writes[0].Values), writes[0].Values)
 	for _, smp := range writes[0].Values {
 		want := keySum(s.readSeconds(ops, origin[ops], smp.T), "write")
 		if smp.V != float64(want) {
 			t.Errorf("at %s Prometheus has %v writes, sonded's seconds from %s sum to %d", smp.T, smp.V, origin[ops], want)
 		}
 	}
-	t.Logf("%d samples of writes: %v", len(writes[0].Values), writes[0].Values)
 	if last := writes[0].Values[len(writes[0].Values)-1]; last.V != 2000000 {
 		t.Errorf("last sample %v at %s: want the dd's 2000000 writes", last.V, last.T)
 	}
 
-	// histogram_quantile against sonded's own percentile bucket.
-	lq := fmt.Sprintf(`sonde_syscall_latency_nanoseconds_bucket{dataset=%q}`, lat)
-	at = stamp[lat]
-	p.poll("the latency buckets at "+at.String(), func() bool { return len(p.query(lq, at)) > 0 })
-	var buckets []analytics.Bucket
-	for _, sec := range s.readSeconds(lat, origin[lat], at) {
-		for _, r := range sec.Rows {
-			buckets = append(buckets, r.Buckets...)
+	// histogram_quantile against sonded's own percentile bucket, over
+	// the classic buckets and over the native ones.
+	for _, pr := range []*prometheus{pc, p} {
+		native := pr == p
+		at := lastAfter(pr, lat, end)
+		var buckets []analytics.Bucket
+		for _, sec := range s.readSeconds(lat, origin[lat], at) {
+			for _, r := range sec.Rows {
+				buckets = append(buckets, r.Buckets...)
+			}
+		}
+		series := fmt.Sprintf(`sonde_syscall_latency_nanoseconds_bucket{dataset=%q}`, lat)
+		if native {
+			series = fmt.Sprintf(`sonde_syscall_latency_nanoseconds{dataset=%q}`, lat)
+		}
+		for _, q := range []float64{0.5, 0.9, 0.99} {
+			b, ok := analytics.Percentile(buckets, q)
+			if !ok {
+				t.Fatalf("sonded has no latency for the dd")
+			}
+			r := pr.query(fmt.Sprintf(`histogram_quantile(%v, %s)`, q, series), at)
+			if len(r) != 1 {
+				t.Fatalf("histogram_quantile(%v, %s): %v", q, series, r)
+			}
+			got := r[0].Values[0].V
+			lo, hi := float64(b.Min-1), float64(b.Max-1) // [a, b) is (a-1, b-1]
+			if native {
+				// the native bucket (2^(k-1), 2^k] that holds got
+				k := math.Ceil(math.Log2(got))
+				lo, hi = math.Exp2(k-1), math.Exp2(k)
+				if float64(b.Min-1) < lo || float64(b.Max-1) > hi {
+					t.Errorf("histogram_quantile(%v) = %v in the native bucket (%v, %v], which does not hold sonded's [%d, %d)", q, got, lo, hi, b.Min, b.Max)
+				}
+			}
+			t.Logf("native %v q%v: Prometheus %v, sonded [%d, %d)", native, q, got, b.Min, b.Max)
+			if got <= lo || (b.Max != 0 && got > hi) {
+				t.Errorf("native %v: histogram_quantile(%v) = %v, outside (%v, %v] (sonded's bucket [%d, %d))", native, q, got, lo, hi, b.Min, b.Max)
+			}
 		}
 	}
-	for _, q := range []float64{0.5, 0.9, 0.99} {
-		b, ok := analytics.Percentile(buckets, q)
-		if !ok {
-			t.Fatalf("sonded has no latency for the dd")
-		}
-		r := p.query(fmt.Sprintf(`histogram_quantile(%v, %s)`, q, lq), at)
+}
+
+// lastAfter waits until pr holds a sample of the dataset stamped at or
+// after end, and returns its timestamp (an instant query's answer carries
+// the query's time: a range selector gives the samples' own).
+func lastAfter(pr *prometheus, ds string, end time.Time) time.Time {
+	q := fmt.Sprintf(`sonde_export_folded_rows_total{dataset=%q}[10m]`, ds)
+	var at time.Time
+	pr.poll("a sample after the dd", func() bool {
+		r := pr.query(q, time.Time{})
 		if len(r) != 1 {
-			t.Fatalf("histogram_quantile(%v): %v", q, r)
+			return false
 		}
-		got := r[0].Values[0].V
-		t.Logf("q%v: Prometheus %v, sonded [%d, %d) of %d buckets", q, got, b.Min, b.Max, len(buckets))
-		if got <= float64(b.Min-1) || (b.Max != 0 && got > float64(b.Max-1)) {
-			t.Errorf("histogram_quantile(%v) = %v, outside sonded's bucket [%d, %d) (as (%d, %d])", q, got, b.Min, b.Max, b.Min-1, b.Max-1)
-		}
-	}
+		at = r[0].Values[len(r[0].Values)-1].T
+		return !at.Before(end)
+	})
+	return at
 }
 
 // sonde --prometheus, scraped by a real Prometheus while it runs: a
@@ -361,7 +389,7 @@ func TestPrometheusScrapesSonde(t *testing.T) {
 	case <-time.After(60 * time.Second):
 		t.Fatalf("sonde did not serve:\n%s", log.String())
 	}
-	p := startPrometheus(t, target)
+	p := startPrometheus(t, true, target)
 	p.poll("a first scrape of sonde", func() bool { return len(p.query(`sonde_folded_keys{aggregation="w"}`, time.Time{})) == 1 })
 	runDD(t, dd, 12345)
 	ended := time.Now()

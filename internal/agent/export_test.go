@@ -36,3 +36,17 @@ func TestExportMark(t *testing.T) {
 		}
 	}
 }
+
+// Buckets of two scales in one second (a distribution exported, or no
+// longer, within it) share indexes, not ranges: merging adds them range
+// by range. (They were added index by index: 3 events in [1000, 1500)
+// and 4 in [129, 137) became 7 in [1000, 1500).)
+func TestMergeKeepsRanges(t *testing.T) {
+	a := []analytics.Row{{Value: 3, Buckets: []analytics.Bucket{{Index: 5, Min: 1000, Max: 1500, Count: 3}}}}
+	b := []analytics.Row{{Value: 5, Buckets: []analytics.Bucket{{Index: 5, Min: 129, Max: 137, Count: 4}, {Index: 6, Min: 1000, Max: 1500, Count: 1}}}}
+	got := merge(a, b)
+	want := []analytics.Bucket{{Index: 5, Min: 129, Max: 137, Count: 4}, {Index: 5, Min: 1000, Max: 1500, Count: 4}}
+	if len(got) != 1 || got[0].Value != 8 || len(got[0].Buckets) != 2 || got[0].Buckets[0] != want[0] || got[0].Buckets[1].Min != 1000 || got[0].Buckets[1].Count != 4 {
+		t.Errorf("merged %+v, want value 8 and buckets %+v", got, want)
+	}
+}

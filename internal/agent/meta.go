@@ -160,7 +160,7 @@ func (a *Agent) loadDatasets() error {
 			a.cfg.Logf("dataset %s: %v", k, err)
 			continue
 		}
-		ds, err := a.prepare(d.Name)
+		ds, err := a.prepare(d.Name, d.Export)
 		if err != nil {
 			a.mu.Lock()
 			a.event("error", d.Name, "the dataset could not be loaded: %v", err)
@@ -168,7 +168,7 @@ func (a *Agent) loadDatasets() error {
 			continue
 		}
 		ds.info.State, ds.info.Created, ds.open = d.State, d.Created, d.Open || d.State == analytics.Open
-		ds.info.Overflow, ds.info.Dropped, ds.info.Export = d.Overflow, d.Dropped, d.Export
+		ds.info.Overflow, ds.info.Dropped = d.Overflow, d.Dropped
 		ds.lostReported = d.Dropped
 		ds.last = a.st.Last(d.Name)
 		var c collector

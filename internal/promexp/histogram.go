@@ -31,9 +31,9 @@ func newHistogram(desc *prometheus.Desc, s *series, values []string) prometheus.
 	h := &dto.Histogram{SampleCount: proto.Uint64(uint64(s.count)), SampleSum: proto.Float64(math.NaN())}
 	h.Bucket = classicBuckets(s.buckets)
 	if !s.notNative {
-		if zero, pos, ok := nativeBuckets(s.buckets); ok {
+		if threshold, zero, pos, ok := nativeBuckets(s.buckets); ok {
 			h.Schema = proto.Int32(0)
-			h.ZeroThreshold = proto.Float64(0)
+			h.ZeroThreshold = proto.Float64(threshold)
 			h.ZeroCount = proto.Uint64(zero)
 			h.PositiveSpan, h.PositiveDelta = spans(pos)
 			if len(h.PositiveSpan) == 0 {
@@ -86,27 +86,37 @@ func classicBuckets(buckets map[[2]int64]int64) []*dto.Bucket {
 }
 
 // nativeBuckets maps a distribution's buckets onto schema 0: the zero
-// bucket's count and the positive buckets' by index, or false when a
-// bucket straddles a native bucket's bound.
-func nativeBuckets(buckets map[[2]int64]int64) (uint64, map[int]int64, bool) {
+// bucket's threshold and count and the positive buckets' counts by index,
+// or false when a bucket straddles a native bucket's bound. [0, 1) (0) is
+// the zero bucket of threshold 0; [0, 2) (0 and 1, the first bucket of
+// stats.ExportScale) that of threshold 1, which leaves index 0, (0.5, 1],
+// inside it and empty.
+func nativeBuckets(buckets map[[2]int64]int64) (float64, uint64, map[int]int64, bool) {
 	var zero uint64
+	threshold := 0.0
 	pos := map[int]int64{}
 	for b, n := range buckets {
 		lo, hi := b[0], b[1]
 		switch {
-		case lo <= 0 && hi == 1:
+		case lo == 0 && hi == 1:
 			zero += uint64(n)
+		case lo == 0 && hi == 2:
+			zero += uint64(n)
+			threshold = 1
 		case lo >= 1 && hi > lo:
 			k := ceilLog2(lo)
 			if hi-1 > int64(1)<<k {
-				return 0, nil, false
+				return 0, 0, nil, false
 			}
 			pos[k] += n
 		default:
-			return 0, nil, false
+			return 0, 0, nil, false
 		}
 	}
-	return zero, pos, true
+	if _, ok := pos[0]; ok && threshold == 1 {
+		return 0, 0, nil, false
+	}
+	return threshold, zero, pos, true
 }
 
 // ceilLog2 is the k with 2^(k-1) < v <= 2^k, for v >= 1.

@@ -169,13 +169,17 @@ func TestHistogramBuckets(t *testing.T) {
 		classic string  // le:cumulative ...
 		native  []int64 // absolute counts of native buckets from index 0 (nil: none)
 		zero    uint64
+		// zeroThreshold is 1 where [0, 2) is the zero bucket
+		zeroThreshold int
 	}{
 		{"decimal", []analytics.Bucket{{Min: 1000, Max: 1500, Count: 3}, {Min: 2000, Max: 2500, Count: 4}},
-			"999:0 1499:3 1999:3 2499:7", nil, 0},
+			"999:0 1499:3 1999:3 2499:7", nil, 0, 0},
 		{"powers of two, shifted", []analytics.Bucket{{Min: 0, Max: 1, Count: 2}, {Min: 1, Max: 2, Count: 1}, {Min: 3, Max: 5, Count: 5}, {Min: 5, Max: 9, Count: 6}},
-			"0:2 1:3 2:3 4:8 8:14", []int64{1, 0, 5, 6}, 2},
+			"0:2 1:3 2:3 4:8 8:14", []int64{1, 0, 5, 6}, 2, 0},
+		{"the export scale", []analytics.Bucket{{Min: 0, Max: 2, Count: 2}, {Min: 2, Max: 3, Count: 1}, {Min: 3, Max: 4, Count: 5}, {Min: 4, Max: 5, Count: 6}, {Min: 129, Max: 137, Count: 1}},
+			"1:2 2:3 3:8 4:14 128:14 136:15", []int64{0, 1, 11, 0, 0, 0, 0, 0, 1}, 2, 1},
 		{"open last bucket", []analytics.Bucket{{Min: 10, Max: 20, Count: 1}, {Min: 100, Max: 0, Count: 2}},
-			"9:0 19:1 99:1", nil, 0},
+			"9:0 19:1 99:1", nil, 0, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			name := "io.latency"
@@ -208,7 +212,7 @@ func TestHistogramBuckets(t *testing.T) {
 				}
 				return
 			}
-			if h.GetSchema() != 0 || h.GetZeroCount() != tc.zero {
+			if h.GetSchema() != 0 || h.GetZeroCount() != tc.zero || h.GetZeroThreshold() != float64(tc.zeroThreshold) {
 				t.Fatalf("schema %d zero %d, want 0 and %d", h.GetSchema(), h.GetZeroCount(), tc.zero)
 			}
 			if got := expand(h); !equal(got, tc.native) {
