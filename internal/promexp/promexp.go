@@ -13,7 +13,7 @@
 // empty (absent) for the others.
 //
 // Values are exact. The agent keeps per-second deltas; the exporter adds
-// every second once, from the first scrape on, and stamps each sample
+// every second once, from the second after its first scrape, and stamps each sample
 // with the end of the last second it holds (the agent's Sampled), so a
 // counter's increase between two samples in Prometheus is exactly the sum
 // of the dataset's seconds between their timestamps. docs/prometheus.md
@@ -148,8 +148,12 @@ type series struct {
 	notNative bool
 }
 
-func newExported(d analytics.Dataset, st analytics.Statistic, now time.Time) *exported {
-	x := &exported{stat: st, next: now.Truncate(time.Second), series: map[string]*series{}}
+// newExported starts a dataset's totals at the second after the current
+// one: a distribution marked for export in the current second changed
+// its scale in it (stats.ExportScale), and its buckets of the two scales
+// overlap.
+func newExported(d analytics.Dataset, st analytics.Statistic, sampled time.Time) *exported {
+	x := &exported{stat: st, next: sampled.Truncate(time.Second).Add(time.Second), series: map[string]*series{}}
 	x.bind(d)
 	return x
 }

@@ -77,19 +77,20 @@ func TestCountersExactAndStamped(t *testing.T) {
 		sampled: at(2),
 		secs: map[string][]analytics.Second{name: {
 			{Time: at(1), Rows: []analytics.Row{{Key: []string{"write"}, Value: 1000}}}, // before the origin
-			{Time: at(2), Rows: []analytics.Row{{Key: []string{"write"}, Value: 5}, {Key: []string{"read"}, Value: 7}}},
-			{Time: at(3), Rows: []analytics.Row{{Key: []string{"write"}, Value: 11}}},
-			{Time: at(4), Rows: []analytics.Row{{Key: []string{"write"}, Value: 13}}},
+			{Time: at(2), Rows: []analytics.Row{{Key: []string{"write"}, Value: 2000}}}, // the current second at the first scrape
+			{Time: at(3), Rows: []analytics.Row{{Key: []string{"write"}, Value: 5}, {Key: []string{"read"}, Value: 7}}},
+			{Time: at(4), Rows: []analytics.Row{{Key: []string{"write"}, Value: 11}}},
+			{Time: at(5), Rows: []analytics.Row{{Key: []string{"write"}, Value: 13}}},
 		}}}
 	e := New(src, nil)
 	mfs := gather(t, e)
 	if mf := mfs["sonde_syscall_ops_total"]; mf != nil {
 		t.Fatalf("the first scrape is the origin: no second added yet, got %v", mf)
 	}
-	if got := mfs["sonde_export_folded_rows_total"].Metric[0].GetTimestampMs(); got != at(2).UnixMilli() {
-		t.Errorf("origin stamped %d, want %d", got, at(2).UnixMilli())
+	if got := mfs["sonde_export_folded_rows_total"].Metric[0].GetTimestampMs(); got != at(3).UnixMilli() {
+		t.Errorf("origin stamped %d, want %d (the second after the current one)", got, at(3).UnixMilli())
 	}
-	src.sampled = at(4) // seconds 2 and 3 sampled
+	src.sampled = at(5) // seconds 3 and 4 sampled
 	mf := gather(t, e)["sonde_syscall_ops_total"]
 	want := map[string]float64{"dataset=" + name + ",execname=dd,name=read": 7, "dataset=" + name + ",execname=dd,name=write": 16}
 	check := func(mf *dto.MetricFamily, stamp time.Time) {
@@ -103,11 +104,11 @@ func TestCountersExactAndStamped(t *testing.T) {
 			}
 		}
 	}
-	check(mf, at(4))
-	check(gather(t, e)["sonde_syscall_ops_total"], at(4)) // a scrape in the same second adds nothing
-	src.sampled = at(5)
+	check(mf, at(5))
+	check(gather(t, e)["sonde_syscall_ops_total"], at(5)) // a scrape in the same second adds nothing
+	src.sampled = at(6)
 	want["dataset="+name+",execname=dd,name=write"] = 29
-	check(gather(t, e)["sonde_syscall_ops_total"], at(5))
+	check(gather(t, e)["sonde_syscall_ops_total"], at(6))
 	src.sets[0].Export = false
 	if mf := gather(t, e)["sonde_syscall_ops_total"]; mf != nil {
 		t.Errorf("unexported, still served: %v", mf)
@@ -122,12 +123,12 @@ func TestFoldedIntoOther(t *testing.T) {
 		sets:    []analytics.Dataset{{Name: name, Statistic: "syscall.ops", Breakdowns: []string{"execname"}, Export: true}},
 		sampled: at(0),
 		secs: map[string][]analytics.Second{name: {
-			{Time: at(0), Rows: []analytics.Row{{Key: []string{"a"}, Value: 1}, {Key: []string{"b"}, Value: 2}}},
-			{Time: at(1), Rows: []analytics.Row{{Key: []string{"a"}, Value: 4}, {Key: []string{"c"}, Value: 8}, {Key: []string{"d"}, Value: 16}}},
+			{Time: at(1), Rows: []analytics.Row{{Key: []string{"a"}, Value: 1}, {Key: []string{"b"}, Value: 2}}},
+			{Time: at(2), Rows: []analytics.Row{{Key: []string{"a"}, Value: 4}, {Key: []string{"c"}, Value: 8}, {Key: []string{"d"}, Value: 16}}},
 		}}}
 	e := New(src, &Options{MaxSeries: 3})
 	gather(t, e)
-	src.sampled = at(2)
+	src.sampled = at(3)
 	mfs := gather(t, e)
 	got := map[string]float64{}
 	for _, m := range mfs["sonde_syscall_ops_total"].Metric {
@@ -184,10 +185,10 @@ func TestHistogramBuckets(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			name := "io.latency"
 			src := &source{stats: []analytics.Statistic{lat}, sets: []analytics.Dataset{{Name: name, Statistic: name, Export: true}},
-				sampled: at(0), secs: map[string][]analytics.Second{name: {{Time: at(0), Rows: []analytics.Row{row(tc.buckets...)}}}}}
+				sampled: at(0), secs: map[string][]analytics.Second{name: {{Time: at(1), Rows: []analytics.Row{row(tc.buckets...)}}}}}
 			e := New(src, nil)
 			gather(t, e)
-			src.sampled = at(1)
+			src.sampled = at(2)
 			h := gather(t, e)["sonde_io_latency_nanoseconds"].Metric[0].Histogram
 			var classic []string
 			for _, b := range h.Bucket {
