@@ -3,11 +3,6 @@ package main
 import (
 	"fmt"
 	"net"
-	"net/http"
-	"time"
-
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/sonde-trace/sonde/internal/analytics"
 	"github.com/sonde-trace/sonde/internal/format"
@@ -24,25 +19,18 @@ type exporter struct {
 	sess *tracer.Session
 	reqs chan chan []promexp.Agg
 	done chan struct{}
-	srv  *http.Server
+	srv  *promexp.AggServer
 }
 
 // startExporter listens on addr and serves /metrics.
 func startExporter(addr string, sess *tracer.Session) (*exporter, net.Addr, error) {
-	ln, err := net.Listen("tcp", addr)
+	e := &exporter{sess: sess, reqs: make(chan chan []promexp.Agg, 16), done: make(chan struct{})}
+	srv, err := promexp.ServeAggs(addr, &promexp.Aggs{Snapshot: e.snapshot})
 	if err != nil {
 		return nil, nil, fmt.Errorf("--prometheus: %w", err)
 	}
-	e := &exporter{sess: sess, reqs: make(chan chan []promexp.Agg, 16), done: make(chan struct{})}
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(&promexp.Aggs{Snapshot: e.snapshot})
-	mux := http.NewServeMux()
-	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError}))
-	e.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	// Serve ends with ErrServerClosed at close; should the listener fail
-	// before, scrapes fail and tracing goes on.
-	go func() { _ = e.srv.Serve(ln) }()
-	return e, ln.Addr(), nil
+	e.srv = srv
+	return e, srv.Addr, nil
 }
 
 // snapshot asks the consumer loop for the aggregations (a scrape's

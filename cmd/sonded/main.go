@@ -17,7 +17,6 @@ import (
 	"io"
 	"log"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
@@ -118,7 +117,9 @@ func serve(c *config, stderr io.Writer) error {
 	defer stop()
 	done := make(chan error, 2)
 	go func() { done <- a.Run(ctx) }()
-	go func() { done <- api.ServeListener(ctx, ln, handler(a, hopts), c.tlsCert, c.tlsKey) }()
+	go func() {
+		done <- api.ServeListener(ctx, ln, api.New(a, hopts).Mount("/metrics", promexp.Handler(promexp.New(a, nil))), c.tlsCert, c.tlsKey)
+	}()
 	logger.Printf("listening on %s, state in %s", ln.Addr(), c.stateDir)
 	notify("READY=1")
 	err = <-done
@@ -137,20 +138,6 @@ func serve(c *config, stderr io.Writer) error {
 		err = nil
 	}
 	return err
-}
-
-// handler serves the API, and /metrics (the exported datasets, for
-// Prometheus) under the API's access rules.
-func handler(a *agent.Agent, opts *api.Options) http.Handler {
-	h := api.New(a, opts)
-	metrics := h.Guard(promexp.Handler(promexp.New(a, nil)))
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/metrics" {
-			metrics.ServeHTTP(w, r)
-			return
-		}
-		h.ServeHTTP(w, r)
-	})
 }
 
 // notify tells systemd (Type=notify) how the agent is, when it runs under

@@ -65,3 +65,16 @@ func tlsConfig(certFile, keyFile string) (*tls.Config, error) {
 	}
 	return &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}, nil
 }
+
+// Mount serves next at path (exactly), under the API's access rules
+// (Guard), and the API everywhere else: sonded's /metrics.
+func (h *Handler) Mount(path string, next http.Handler) http.Handler {
+	guarded := h.Guard(next)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == path {
+			guarded.ServeHTTP(w, r)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}

@@ -1,11 +1,16 @@
 package promexp
 
 import (
+	"fmt"
+	"net"
+	"net/http"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/sonde-trace/sonde/internal/analytics"
 )
@@ -181,3 +186,30 @@ func (c *Aggs) metric(desc *prometheus.Desc, a Agg, s *series, key []string) pro
 	}
 	return m
 }
+
+// AggServer serves an Aggs collector on /metrics (sonde --prometheus).
+type AggServer struct {
+	srv *http.Server
+	// Addr is the address listened on (a port chosen for ":0").
+	Addr net.Addr
+}
+
+// ServeAggs listens on addr and serves c on /metrics until Close.
+func ServeAggs(addr string, c *Aggs) (*AggServer, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("listen: %w", err)
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(c)
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError}))
+	s := &AggServer{srv: &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}, Addr: ln.Addr()}
+	// Serve ends with ErrServerClosed at Close; should the listener fail
+	// before, scrapes fail and tracing goes on.
+	go func() { _ = s.srv.Serve(ln) }()
+	return s, nil
+}
+
+// Close stops serving.
+func (s *AggServer) Close() error { return s.srv.Close() }
