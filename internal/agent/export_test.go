@@ -50,3 +50,34 @@ func TestMergeKeepsRanges(t *testing.T) {
 		t.Errorf("merged %+v, want value 8 and buckets %+v", got, want)
 	}
 }
+
+// Marking a running distribution for export restarts its collection on
+// the plan for export (another scale): the second it happens in keeps
+// what both sessions counted, each bucket in its own range, and the
+// mark survives a restart with its program.
+func TestExportReplansDistribution(t *testing.T) {
+	st := NewMemStore()
+	st.meta[keyInit] = []byte("test")
+	r := newRig(t, st, Config{})
+	r.create(t, "fake.lat", analytics.Archived)
+	r.k.addBucket("fake.lat", "", 3, 2)
+	d, err := r.a.SetExport("fake.lat", true)
+	if err != nil || !d.Export || d.Program != "fake program of fake.lat for export" {
+		t.Fatalf("SetExport: %+v %v", d, err)
+	}
+	r.k.addBucket("fake.lat", "", 3, 5) // counted by the new session (it primed at 2)
+	r.second()
+	secs := r.data(t, "fake.lat", t0, 1, analytics.PerSecond)
+	if len(secs) != 1 || len(secs[0].Rows) != 1 {
+		t.Fatalf("got %+v", secs)
+	}
+	want := []analytics.Bucket{{Index: 3, Min: 30, Max: 40, Count: 2}, {Index: 3, Min: 300, Max: 400, Count: 5}}
+	if row := secs[0].Rows[0]; row.Value != 7 || len(row.Buckets) != 2 || row.Buckets[0] != want[0] || row.Buckets[1] != want[1] {
+		t.Errorf("row %+v, want value 7 and buckets %+v", row, want)
+	}
+	r.a.Close()
+	r2 := newRig(t, st, Config{})
+	if d, _ := r2.a.Dataset("fake.lat"); !d.Export || d.Program != "fake program of fake.lat for export" {
+		t.Errorf("after restart: %+v", d)
+	}
+}
