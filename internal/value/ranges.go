@@ -29,15 +29,29 @@ func BucketRange(a *Aggregation) func(int) (int64, int64) {
 			return q.Lower(i), q.Lower(i + 1)
 		}
 	case Quantize:
-		return func(i int) (int64, int64) {
-			lo, hi := QuantizeValue(i), int64(0)
-			if i+1 < QuantizeBuckets {
-				hi = QuantizeValue(i + 1)
-			}
-			return lo, hi
-		}
+		return quantizeRange
 	}
 	return func(int) (int64, int64) { return 0, 0 }
+}
+
+// quantizeRange is the range of quantize()'s bucket i. A negative
+// bucket's label L = -2^k is its bound nearest zero: it holds
+// -2^(k+1) < v <= -2^k, [2L+1, L+1) (the first, every v <= -2^62). Zero's
+// bucket holds 0; a positive one labelled 2^k holds [2^k, 2^(k+1)) (the
+// last is open).
+func quantizeRange(i int) (int64, int64) {
+	l := QuantizeValue(i)
+	switch {
+	case i == 0:
+		return math.MinInt64, l + 1
+	case i < QuantizeZero:
+		return 2*l + 1, l + 1
+	case i == QuantizeZero:
+		return 0, 1
+	case i+1 < QuantizeBuckets:
+		return l, QuantizeValue(i + 1)
+	}
+	return l, 0
 }
 
 // between is bucket i of bounds as LlquantizeLayout.Bounds gives them.
