@@ -29,6 +29,7 @@ type config struct {
 	cpp       bool            // -C
 	json      bool            // --json
 	folded    bool            // --folded
+	promAddr  string          // --prometheus
 	version   bool            // -V
 	header    bool            // -h
 	lazy      bool            // -G
@@ -51,7 +52,7 @@ func flagOf(k tracer.SourceKind) byte {
 	return '?'
 }
 
-const usage = `Usage: sonde [-CeFGhlqSvVwZ] [--json] [--folded] [-c cmd] [-p pid] [-o output]
+const usage = `Usage: sonde [-CeFGhlqSvVwZ] [--json] [--folded] [--prometheus addr] [-c cmd] [-p pid] [-o output]
 	[-n probe-program] [-s script] [-P provider] [-m module] [-f function]
 	[-x opt[=val]] [-L dir] [args ...]
        sonde analytics COMMAND ...  (sonded's datasets: sonde analytics help)
@@ -81,6 +82,9 @@ const usage = `Usage: sonde [-CeFGhlqSvVwZ] [--json] [--folded] [-c cmd] [-p pid
 	--json  print records and aggregations as newline-delimited JSON
 	--folded  print the aggregations left at exit in the folded stack
 	        format flame-graph tools read (flamegraph.pl, speedscope)
+	--prometheus ADDR  while the program runs, serve its aggregations as
+	        Prometheus metrics on http://ADDR/metrics (no credentials:
+	        give a loopback address unless the network is trusted)
 `
 
 // parseArgs parses a dtrace(1) command line (getopt-style: flags may be
@@ -101,6 +105,17 @@ func parseArgs(args []string) (*config, error) {
 			continue
 		case a == "--folded":
 			c.folded = true
+			continue
+		case a == "--prometheus" || strings.HasPrefix(a, "--prometheus="):
+			if v, ok := strings.CutPrefix(a, "--prometheus="); ok {
+				c.promAddr = v
+			} else if i < len(args) {
+				c.promAddr = args[i]
+				i++
+			}
+			if c.promAddr == "" {
+				return nil, &usageError{"option --prometheus requires an address (127.0.0.1:9400)"}
+			}
 			continue
 		case a == "--version":
 			c.version = true

@@ -79,6 +79,8 @@ type driver struct {
 	out    io.Writer
 	// proc is $target's process (-c or -p), nil for none
 	proc *target.Process
+	// prom serves the aggregations (--prometheus), nil for none
+	prom *exporter
 }
 
 func (d *driver) run() int {
@@ -163,6 +165,16 @@ func (d *driver) trace(tc *tracer.Config) int {
 	}
 	phase("loaded")
 	defer func() { sess.Close(); phase("closed") }()
+	if d.cfg.promAddr != "" {
+		e, addr, err := startExporter(d.cfg.promAddr, sess)
+		if err != nil {
+			warnf(d.stderr, "%v", err)
+			return 1
+		}
+		defer e.close()
+		d.prom = e
+		warnf(d.stderr, "serving the aggregations on http://%s/metrics", addr)
+	}
 	d.noticeMatches(p)
 	return d.consume(sess)
 }
@@ -231,6 +243,9 @@ func (d *driver) consume(sess *tracer.Session) int {
 		if err := sess.Poll(); err != nil {
 			warnf(d.stderr, "%v", err)
 			break
+		}
+		if d.prom != nil {
+			d.prom.serve()
 		}
 		select {
 		case <-stop:

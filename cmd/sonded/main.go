@@ -17,6 +17,7 @@ import (
 	"io"
 	"log"
 	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
@@ -26,6 +27,7 @@ import (
 	"github.com/sonde-trace/sonde/internal/alert"
 	"github.com/sonde-trace/sonde/internal/analytics"
 	"github.com/sonde-trace/sonde/internal/api"
+	"github.com/sonde-trace/sonde/internal/promexp"
 	"github.com/sonde-trace/sonde/internal/stats"
 	"github.com/sonde-trace/sonde/internal/store"
 )
@@ -133,7 +135,10 @@ func serve(c *config, stderr io.Writer) error {
 	}
 	a.SetObserver(alerts)
 	hopts.Logf = logger.Printf
-	h := api.New(a, hopts).Mount(alert.Prefix, alerts.Handler())
+	h := api.New(a, hopts).Mount(map[string]http.Handler{
+		alert.Prefix: alerts.Handler(),
+		"/metrics":   promexp.Handler(promexp.New(a, nil)),
+	})
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	done := make(chan error, 2)

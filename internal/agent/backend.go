@@ -11,32 +11,38 @@ import (
 	"time"
 
 	"github.com/sonde-trace/sonde/internal/analytics"
+	"github.com/sonde-trace/sonde/internal/stats"
 )
 
-// prepare parses a dataset's name and plans its collection.
-func (a *Agent) prepare(name string) (*dataset, error) {
+// prepare parses a dataset's name and plans its collection (for export
+// as Prometheus metrics, or not).
+func (a *Agent) prepare(name string, export bool) (*dataset, error) {
 	spec, canon, err := a.cat.Parse(name)
 	if err != nil {
 		return nil, userErr(err)
 	}
+	spec.Export = export
 	pl, err := a.cat.Plan(spec)
 	if err != nil {
 		return nil, userErr(err)
 	}
 	info := analytics.Dataset{Name: canon, Statistic: spec.Statistic, Filters: spec.Filters,
-		Breakdowns: spec.Breakdowns, Program: pl.Program}
+		Breakdowns: spec.Breakdowns, Program: pl.Program, Export: export}
 	return &dataset{info: info, spec: spec, plan: pl}, nil
 }
 
 // run starts ds's collector and primes it.
-func (a *Agent) run(ds *dataset) (collector, error) {
-	c, err := a.start(ds.plan, a.cfg.AggEntries)
+func (a *Agent) run(ds *dataset) (collector, error) { return a.runPlan(ds.info.Name, ds.plan) }
+
+// runPlan starts a collector for pl and primes it.
+func (a *Agent) runPlan(name string, pl *stats.Plan) (collector, error) {
+	c, err := a.start(pl, a.cfg.AggEntries)
 	if err != nil {
 		return nil, err
 	}
 	if err := c.prime(a.now()); err != nil {
 		c.close()
-		return nil, fmt.Errorf("priming %s: %w", ds.info.Name, err)
+		return nil, fmt.Errorf("priming %s: %w", name, err)
 	}
 	return c, nil
 }
@@ -101,7 +107,7 @@ func (a *Agent) Create(spec string, state analytics.State) (analytics.Dataset, e
 	}
 	a.createMu.Lock()
 	defer a.createMu.Unlock()
-	ds, err := a.prepare(spec)
+	ds, err := a.prepare(spec, false)
 	if err != nil {
 		return analytics.Dataset{}, err
 	}
@@ -221,6 +227,71 @@ func (a *Agent) SetState(name string, state analytics.State) (analytics.Dataset,
 		stopped.close()
 	}
 	return d, nil
+}
+
+// SetExport marks a dataset for export as Prometheus metrics, or unmarks
+// it. A built-in distribution is quantized on another scale when
+// exported (stats.ExportScale): a running one is restarted on it, and
+// what it counted in the current second is kept.
+func (a *Agent) SetExport(name string, export bool) (analytics.Dataset, error) {
+	a.createMu.Lock()
+	defer a.createMu.Unlock()
+	a.mu.Lock()
+	ds := a.lookup(name)
+	if ds == nil {
+		a.mu.Unlock()
+		return analytics.Dataset{}, notFound("dataset", name)
+	}
+	if ds.info.Export == export {
+		defer a.mu.Unlock()
+		return a.describe(ds), nil
+	}
+	spec := *ds.spec
+	spec.Export = export
+	replan := ds.plan != nil && ds.plan.Program != "" && ds.plan.Stat.Kind == analytics.Distribution
+	running := ds.coll != nil
+	a.mu.Unlock()
+	var pl *stats.Plan
+	var c collector
+	if replan {
+		var err error
+		if pl, err = a.cat.Plan(&spec); err != nil {
+			return analytics.Dataset{}, userErr(err)
+		}
+		if running {
+			if c, err = a.runPlan(ds.info.Name, pl); err != nil {
+				return analytics.Dataset{}, err
+			}
+		}
+	}
+	a.mu.Lock()
+	var old collector
+	if replan {
+		if c != nil && ds.coll != nil {
+			old = a.stop(ds, a.now())
+			ds.coll = c
+		} else if c != nil {
+			old = c // suspended meanwhile
+		}
+		ds.spec, ds.plan, ds.info.Program = &spec, pl, pl.Program
+	}
+	ds.info.Export = export
+	a.saveDataset(ds)
+	a.event("export", ds.info.Name, "exported as metrics: %v", export)
+	d := a.describe(ds)
+	a.mu.Unlock()
+	if old != nil {
+		old.close()
+	}
+	return d, nil
+}
+
+// Sampled is the end of the last second sampled: Data has every second
+// before it, and none after.
+func (a *Agent) Sampled() time.Time {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.done
 }
 
 func transition(from, to analytics.State, resume bool) string {

@@ -3,7 +3,6 @@ package agent
 import (
 	"errors"
 	"fmt"
-	"math"
 	"net/http"
 	"time"
 
@@ -214,52 +213,7 @@ func (c *dynamic) close() { c.sess.Close() }
 
 // scaleOf is the range of each bucket of a quantization, for statistics
 // whose plan gives no Scale (users' D): [min, max), max 0 for the last.
-func scaleOf(a *value.Aggregation) func(int) (int64, int64) {
-	switch a.Func {
-	case value.Llquantize:
-		q, err := value.LlquantizeOf(a.Params)
-		if err != nil {
-			break
-		}
-		bounds := q.Bounds()
-		return func(i int) (int64, int64) { return between(bounds, i) }
-	case value.Lquantize:
-		q, err := value.LquantizeOf(a.Params)
-		if err != nil {
-			break
-		}
-		return func(i int) (int64, int64) {
-			if i == 0 {
-				return math.MinInt64, q.Lower(1)
-			}
-			if i >= q.Buckets()-1 {
-				return q.Lower(i), 0
-			}
-			return q.Lower(i), q.Lower(i + 1)
-		}
-	case value.Quantize:
-		return func(i int) (int64, int64) {
-			lo, hi := value.QuantizeValue(i), int64(0)
-			if i+1 < value.QuantizeBuckets {
-				hi = value.QuantizeValue(i + 1)
-			}
-			return lo, hi
-		}
-	}
-	return func(int) (int64, int64) { return 0, 0 }
-}
-
-// between is bucket i of bounds as LlquantizeLayout.Bounds gives them.
-func between(bounds []int64, i int) (int64, int64) {
-	lo, hi := int64(math.MinInt64), int64(0)
-	if i >= 1 && i-1 < len(bounds) {
-		lo = bounds[i-1]
-	}
-	if i < len(bounds) {
-		hi = bounds[i]
-	}
-	return lo, hi
-}
+func scaleOf(a *value.Aggregation) func(int) (int64, int64) { return value.BucketRange(a) }
 
 // lossSink takes a session's output: nothing is printed; losses are
 // counted (aggregation entries and dynamic variables that did not fit).

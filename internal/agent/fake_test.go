@@ -53,8 +53,16 @@ func (c *fakeCat) Plan(s *stats.Spec) (*stats.Plan, error) {
 	if strings.HasPrefix(s.Statistic, "bad.") {
 		return nil, &analytics.Error{Status: 400, Message: "unknown statistic " + s.Statistic}
 	}
-	return &stats.Plan{Spec: s, Program: "fake program of " + s.Statistic,
-		Scale: func(i int) (int64, int64) { return int64(i) * 10, int64(i+1) * 10 }}, nil
+	pl := &stats.Plan{Spec: s, Program: "fake program of " + s.Statistic,
+		Scale: func(i int) (int64, int64) { return int64(i) * 10, int64(i+1) * 10 }}
+	if s.Statistic == "fake.lat" {
+		pl.Stat.Kind = analytics.Distribution
+		if s.Export { // another scale, as stats.ExportScale is
+			pl.Program += " for export"
+			pl.Scale = func(i int) (int64, int64) { return int64(i) * 100, int64(i+1) * 100 }
+		}
+	}
+	return pl, nil
 }
 
 // kernel stands for the aggregation maps of the fake datasets: the test

@@ -30,6 +30,7 @@ type datasetDoc struct {
 	Created  time.Time       `json:"created"`
 	Overflow int64           `json:"overflow,omitempty"`
 	Dropped  int64           `json:"dropped,omitempty"`
+	Export   bool            `json:"export,omitempty"`
 }
 
 // statisticDoc is a user's statistic as kept.
@@ -65,7 +66,7 @@ func (a *Agent) getJSON(key string, v any) error {
 // saveDataset keeps ds's definition and state (a.mu held).
 func (a *Agent) saveDataset(ds *dataset) {
 	a.putJSON(keyDataset+ds.info.Name, datasetDoc{Name: ds.info.Name, State: ds.info.State, Open: ds.open, Created: ds.info.Created,
-		Overflow: ds.info.Overflow, Dropped: ds.info.Dropped})
+		Overflow: ds.info.Overflow, Dropped: ds.info.Dropped, Export: ds.info.Export})
 }
 
 // load reads what the store keeps, or creates the defaults on a store
@@ -80,7 +81,11 @@ func (a *Agent) load() error {
 	a.loadWorksheets()
 	if init == nil {
 		for _, name := range stats.Defaults() {
-			if _, err := a.Create(name, analytics.Archived); err != nil {
+			_, err := a.Create(name, analytics.Archived)
+			if err == nil {
+				_, err = a.SetExport(name, true)
+			}
+			if err != nil {
 				a.mu.Lock()
 				a.event("error", name, "the default dataset could not be created: %v", err)
 				a.mu.Unlock()
@@ -155,7 +160,7 @@ func (a *Agent) loadDatasets() error {
 			a.cfg.Logf("dataset %s: %v", k, err)
 			continue
 		}
-		ds, err := a.prepare(d.Name)
+		ds, err := a.prepare(d.Name, d.Export)
 		if err != nil {
 			a.mu.Lock()
 			a.event("error", d.Name, "the dataset could not be loaded: %v", err)

@@ -34,29 +34,41 @@ func fold(rows []analytics.Row, limit int) ([]analytics.Row, int) {
 	return append(kept, other), len(sorted) - keep
 }
 
-// add sums r into acc: values, and buckets index by index.
+// add sums r into acc: values, and buckets range by range ([Min, Max)):
+// a dataset whose scale changed within a second (exported, or no longer)
+// has buckets of both scales, which share indexes but not ranges.
 func add(acc, r analytics.Row) analytics.Row {
 	acc.Value += r.Value
 	if len(r.Buckets) == 0 {
 		return acc
 	}
-	byIndex := map[int32]analytics.Bucket{}
+	byRange := map[[2]int64]analytics.Bucket{}
 	for _, b := range acc.Buckets {
-		byIndex[b.Index] = b
+		byRange[[2]int64{b.Min, b.Max}] = b
 	}
 	for _, b := range r.Buckets {
-		if c, ok := byIndex[b.Index]; ok {
+		k := [2]int64{b.Min, b.Max}
+		if c, ok := byRange[k]; ok {
 			c.Count += b.Count
-			byIndex[b.Index] = c
+			byRange[k] = c
 		} else {
-			byIndex[b.Index] = b
+			byRange[k] = b
 		}
 	}
 	acc.Buckets = acc.Buckets[:0:0]
-	for _, b := range byIndex {
+	for _, b := range byRange {
 		acc.Buckets = append(acc.Buckets, b)
 	}
-	sort.Slice(acc.Buckets, func(i, j int) bool { return acc.Buckets[i].Index < acc.Buckets[j].Index })
+	sort.Slice(acc.Buckets, func(i, j int) bool {
+		bi, bj := acc.Buckets[i], acc.Buckets[j]
+		if bi.Min != bj.Min {
+			return bi.Min < bj.Min
+		}
+		if bi.Max != bj.Max {
+			return bi.Max < bj.Max
+		}
+		return bi.Index < bj.Index
+	})
 	return acc
 }
 

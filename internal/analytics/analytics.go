@@ -104,6 +104,9 @@ type Dataset struct {
 	// Dropped counts events not counted because the dataset's
 	// aggregation map was full (its new keys found no room).
 	Dropped int64 `json:"dropped,omitempty"`
+	// Export: served as Prometheus metrics on /metrics (the default
+	// datasets are).
+	Export bool `json:"export,omitempty"`
 }
 
 // Bucket is one bucket of a distribution: [Min, Max) (Max absent for the
@@ -187,6 +190,9 @@ type Backend interface {
 	// DefineStatistic adds a user statistic: D with one aggregation.
 	DefineStatistic(name, description, source string) (Statistic, error)
 	SetState(name string, state State) (Dataset, error)
+	// SetExport marks a dataset for export as Prometheus metrics, or
+	// unmarks it.
+	SetExport(name string, export bool) (Dataset, error)
 	Destroy(name string) error
 	// Data returns the dataset's values from start for n intervals of
 	// granularity g; with start zero, the last n. With wait, a read

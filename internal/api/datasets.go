@@ -40,6 +40,7 @@ type datasetJSON struct {
 	Program         string             `json:"program,omitempty"`
 	Overflow        int64              `json:"overflow"`
 	Dropped         int64              `json:"dropped"`
+	Export          bool               `json:"export"`
 }
 
 // datasetHref is the URL of a dataset.
@@ -86,7 +87,7 @@ func showDataset(d analytics.Dataset, index int, stats map[string]analytics.Stat
 		Statistic: d.Statistic, Filters: nonNil(d.Filters), Breakdowns: nonNil(d.Breakdowns),
 		State: d.State, Kind: st.Kind, Unit: st.Unit, Created: d.Created, OnDisk: d.OnDisk,
 		EventsPerSecond: d.EventsPerSecond, NsPerEvent: d.NsPerEvent, Program: d.Program,
-		Overflow: d.Overflow, Dropped: d.Dropped,
+		Overflow: d.Overflow, Dropped: d.Dropped, Export: d.Export,
 	}
 }
 
@@ -163,10 +164,12 @@ func (h *Handler) getDataset(w http.ResponseWriter, r *http.Request, name string
 
 // createInput is POST /datasets' body: the appliance's {"statistic":
 // NAME}, and optionally the state to start in (archived by default, or
-// open: kept in memory only).
+// open: kept in memory only) and whether it is exported as Prometheus
+// metrics (not by default).
 type createInput struct {
 	Statistic string          `json:"statistic"`
 	State     analytics.State `json:"state"`
+	Export    bool            `json:"export"`
 }
 
 func (h *Handler) createDataset(w http.ResponseWriter, r *http.Request) {
@@ -188,6 +191,9 @@ func (h *Handler) createDataset(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	d, err := h.b.Create(in.Statistic, in.State)
+	if err == nil && in.Export {
+		d, err = h.b.SetExport(d.Name, true)
+	}
 	if err != nil {
 		writeFault(w, err)
 		return
@@ -197,10 +203,12 @@ func (h *Handler) createDataset(w http.ResponseWriter, r *http.Request) {
 }
 
 // modifyInput is PUT /datasets/NAME's body: {"suspended": true|false}
-// as on the appliance, or a state ("open", "archived", "suspended").
+// as on the appliance, or a state ("open", "archived", "suspended"),
+// and/or {"export": true|false}.
 type modifyInput struct {
 	Suspended *bool           `json:"suspended"`
 	State     analytics.State `json:"state"`
+	Export    *bool           `json:"export"`
 }
 
 func (h *Handler) modifyDataset(w http.ResponseWriter, r *http.Request, name string) {
@@ -209,12 +217,22 @@ func (h *Handler) modifyDataset(w http.ResponseWriter, r *http.Request, name str
 		writeFault(w, err)
 		return
 	}
-	state, err := in.target()
-	if err != nil {
-		writeFault(w, err)
-		return
+	var state analytics.State
+	var err error
+	setState := in.Suspended != nil || in.State != "" || in.Export == nil
+	if setState {
+		if state, err = in.target(); err != nil {
+			writeFault(w, err)
+			return
+		}
 	}
-	d, err := h.b.SetState(name, state)
+	var d analytics.Dataset
+	if in.Export != nil {
+		d, err = h.b.SetExport(name, *in.Export)
+	}
+	if err == nil && setState {
+		d, err = h.b.SetState(name, state)
+	}
 	if err != nil {
 		writeFault(w, err)
 		return
@@ -232,7 +250,7 @@ func (in modifyInput) target() (analytics.State, error) {
 	}
 	if in.Suspended == nil {
 		if in.State == "" {
-			return "", missingArg(`"suspended" (true or false) or "state" is required`)
+			return "", missingArg(`"suspended" (true or false), "state" or "export" is required`)
 		}
 		return in.State, nil
 	}

@@ -230,3 +230,34 @@ func TestPanicIsA500(t *testing.T) {
 		t.Fatalf("logged %q", logged)
 	}
 }
+
+// A dataset is marked for export at creation or with PUT, alone or with
+// a state; a bad state in the same PUT changes nothing.
+func TestDatasetExport(t *testing.T) {
+	f := apitest.New()
+	srv := server(t, f, true, nil)
+	r := do(t, srv, "POST", ds, `{"statistic": "syscall.ops[name]", "export": true}`)
+	want(t, r, http.StatusCreated)
+	if d := r.json(t)["dataset"].(map[string]any); d["export"] != true {
+		t.Fatalf("created with export: %v", d)
+	}
+	r = do(t, srv, "POST", ds, `{"statistic": "io.latency"}`)
+	if d := r.json(t)["dataset"].(map[string]any); d["export"] != false {
+		t.Fatalf("created without export: %v", d)
+	}
+	href := ds + "/" + url.PathEscape("syscall.ops[name]")
+	r = do(t, srv, "PUT", href, `{"export": false}`)
+	want(t, r, http.StatusAccepted)
+	if d := r.json(t)["dataset"].(map[string]any); d["export"] != false || d["state"] != "archived" {
+		t.Fatalf("unexported: %v", d)
+	}
+	wantFault(t, do(t, srv, "PUT", href, `{"export": true, "state": "bogus"}`), http.StatusBadRequest, "ERR_INVALID_ARG", "bogus")
+	if d := do(t, srv, "GET", href, "").json(t)["dataset"].(map[string]any); d["export"] != false {
+		t.Fatalf("a refused PUT exported it: %v", d)
+	}
+	r = do(t, srv, "PUT", href, `{"export": true, "suspended": true}`)
+	if d := r.json(t)["dataset"].(map[string]any); d["export"] != true || d["state"] != "suspended" {
+		t.Fatalf("exported and suspended: %v", d)
+	}
+	wantFault(t, do(t, srv, "PUT", ds+"/nope", `{"export": true}`), http.StatusNotFound, "ERR_NOT_FOUND", "nope")
+}

@@ -14,7 +14,7 @@ import (
 // API's.
 func TestMountGuarded(t *testing.T) {
 	other := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusTeapot) })
-	h := api.New(apitest.New(), authOptions(t)).Mount("/api/alert/v1", other)
+	h := api.New(apitest.New(), authOptions(t)).Mount(map[string]http.Handler{"/api/alert/v1": other})
 	srv := httptest.NewUnstartedServer(h)
 	srv.Listener = remoteListener{srv.Listener}
 	srv.Config.ConnContext = api.ConnContext(srv.Listener)

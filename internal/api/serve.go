@@ -66,14 +66,16 @@ func tlsConfig(certFile, keyFile string) (*tls.Config, error) {
 	return &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}, nil
 }
 
-// Mount serves the requests under prefix (another service of the agent's,
-// such as the alert service /api/alert/v1) with next behind the API's
-// Guard, and every other request with the API itself.
-func (h *Handler) Mount(prefix string, next http.Handler) http.Handler {
+// Mount serves the requests of each route — its path, and the paths under
+// it — with its handler behind the API's Guard (sonded's alert service at
+// /api/alert/v1, its /metrics), and every other request with the API.
+func (h *Handler) Mount(routes map[string]http.Handler) http.Handler {
 	mux := http.NewServeMux()
-	guarded := h.Guard(next)
-	mux.Handle(prefix, guarded)
-	mux.Handle(prefix+"/", guarded)
+	for prefix, next := range routes {
+		guarded := h.Guard(next)
+		mux.Handle(prefix, guarded)
+		mux.Handle(prefix+"/", guarded)
+	}
 	mux.Handle("/", h)
 	return mux
 }

@@ -54,8 +54,10 @@ var rules = []rule{
 		Why: "the tracer hands values to a sink; it does not print"},
 	{From: "internal/store", Not: []string{"internal/runtime", "internal/codegen", "internal/consume", "internal/d/", "github.com/cilium/ebpf"},
 		Why: "the agent's store knows nothing of BPF"},
-	{From: "cmd/sonde", Not: []string{"net/http"}, Direct: true,
+	{From: "cmd/sonde", Not: []string{"net/http"}, Direct: true, Except: []string{"cmd/sonded"},
 		Why: "sonde reaches the agent's API only through internal/cli"},
+	{From: "internal/promexp", Not: []string{"internal/runtime", "internal/codegen", "internal/consume", "internal/tracer", "internal/agent", "github.com/cilium/ebpf"},
+		Why: "the Prometheus exposition reads the agent's data model and a program's values, never BPF"},
 	{From: "internal/api", Not: []string{"internal/runtime", "internal/codegen", "internal/consume", "github.com/cilium/ebpf"},
 		Why: "the agent's API reads the store; the agent is the only bridge to the tracer"},
 }

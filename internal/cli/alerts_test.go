@@ -29,7 +29,7 @@ func alertAgent(t *testing.T) (*alert.Engine, *apitest.Fake, string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { e.Close() })
-	srv := httptest.NewUnstartedServer(api.New(f, &api.Options{Now: f.Now}).Mount(alert.Prefix, e.Handler()))
+	srv := httptest.NewUnstartedServer(api.New(f, &api.Options{Now: f.Now}).Mount(map[string]http.Handler{alert.Prefix: e.Handler()}))
 	srv.Config.ConnContext = api.ConnContext(srv.Listener)
 	srv.Start()
 	t.Cleanup(srv.Close)

@@ -22,7 +22,9 @@ const usage = `usage: sonde analytics COMMAND [ARGS] [FLAGS]
 
 commands:
   datasets                      list datasets: DATASET STATE INCORE ONDISK NAME
-  create SPEC [-open]           create and start a dataset ("syscall.ops[execname=dd][name]")
+  create SPEC [-open] [-export] create and start a dataset ("syscall.ops[execname=dd][name]");
+                                -export serves it as Prometheus metrics on sonded's /metrics
+  export NAME, unexport NAME    serve a dataset on /metrics, or stop
   suspend NAME                  suspend a dataset (no collection, data kept)
   resume NAME                   resume a suspended dataset
   destroy NAME                  destroy a dataset and its data
@@ -114,9 +116,16 @@ type command struct {
 
 func noFlags(*flag.FlagSet, *invocation) {}
 
+func createFlags(fs *flag.FlagSet, inv *invocation) {
+	fs.BoolVar(&inv.open, "open", false, "keep in memory only")
+	fs.BoolVar(&inv.exported, "export", false, "export as Prometheus metrics (sonded's /metrics)")
+}
+
 var commands = map[string]command{
 	"datasets":   {0, noFlags, (*invocation).datasets},
-	"create":     {1, func(fs *flag.FlagSet, inv *invocation) { fs.BoolVar(&inv.open, "open", false, "keep in memory only") }, (*invocation).create},
+	"create":     {1, createFlags, (*invocation).create},
+	"export":     {1, noFlags, (*invocation).export},
+	"unexport":   {1, noFlags, (*invocation).unexport},
 	"suspend":    {1, noFlags, (*invocation).suspend},
 	"resume":     {1, noFlags, (*invocation).resume},
 	"destroy":    {1, noFlags, (*invocation).destroy},
@@ -138,7 +147,7 @@ type invocation struct {
 	tokenFile      string
 	user, password string
 	// create
-	open bool
+	open, exported bool
 	// read
 	seconds     int
 	start       string

@@ -274,3 +274,25 @@ func TestPasswd(t *testing.T) {
 		t.Fatalf("bad role: %d", code)
 	}
 }
+
+// create -export, export and unexport mark a dataset for /metrics.
+func TestExportCommands(t *testing.T) {
+	f, url := agent(t, nil)
+	ok(t, url, "create", "-export", "syscall.ops[name]")
+	ok(t, url, "unexport", "syscall.ops[name]")
+	ok(t, url, "export", "dataset-000")
+	want := []string{"Create(syscall.ops[name], archived)", "SetExport(syscall.ops[name], true)",
+		"SetExport(syscall.ops[name], false)", "SetExport(syscall.ops[name], true)"}
+	var got []string
+	for _, c := range f.Calls {
+		if strings.HasPrefix(c, "Create") || strings.HasPrefix(c, "SetExport") {
+			got = append(got, c)
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("calls %q, want %q", got, want)
+	}
+	if d, _ := f.Dataset("syscall.ops[name]"); !d.Export {
+		t.Errorf("not exported at the end: %+v", d)
+	}
+}

@@ -71,18 +71,22 @@ func (inv *invocation) createSpec(c *client, spec string) error {
 		state = "open"
 	}
 	var out struct{ Dataset dataset }
-	if err := c.do("POST", "/datasets", map[string]string{"statistic": spec, "state": state}, &out); err != nil {
+	if err := c.do("POST", "/datasets", map[string]any{"statistic": spec, "state": state, "export": inv.exported}, &out); err != nil {
 		return err
 	}
 	printDatasets(inv, out.Dataset)
 	return nil
 }
 
-func (inv *invocation) suspend(args []string) error { return inv.setSuspended(args[0], true) }
-func (inv *invocation) resume(args []string) error  { return inv.setSuspended(args[0], false) }
+func (inv *invocation) suspend(args []string) error { return inv.put(args[0], "suspended", true) }
+func (inv *invocation) resume(args []string) error  { return inv.put(args[0], "suspended", false) }
+func (inv *invocation) export(args []string) error  { return inv.put(args[0], "export", true) }
+func (inv *invocation) unexport(args []string) error {
+	return inv.put(args[0], "export", false)
+}
 
-// setSuspended suspends or resumes a dataset and prints it.
-func (inv *invocation) setSuspended(name string, suspended bool) error {
+// put sets one boolean of a dataset (suspended, export) and prints it.
+func (inv *invocation) put(name, field string, on bool) error {
 	c, err := inv.client()
 	if err != nil {
 		return err
@@ -91,7 +95,7 @@ func (inv *invocation) setSuspended(name string, suspended bool) error {
 		return err
 	}
 	var out struct{ Dataset dataset }
-	if err := c.do("PUT", datasetPath(name), map[string]bool{"suspended": suspended}, &out); err != nil {
+	if err := c.do("PUT", datasetPath(name), map[string]bool{field: on}, &out); err != nil {
 		return err
 	}
 	printDatasets(inv, out.Dataset)

@@ -118,12 +118,14 @@ type clause struct {
 	early              bool // guarded by the early filters too
 }
 
-// aggClause fills @a. consts are dimensions whose value is fixed in this
-// clause ("direction": "in"): a filter on another value leaves the clause
-// out.
+// aggClause fills @a with value, or, for a distribution, with the
+// quantization of dist on the dataset's scale (LatencyScale, or
+// ExportScale for an exported dataset). consts are dimensions whose
+// value is fixed in this clause ("direction": "in"): a filter on another
+// value leaves the clause out.
 type aggClause struct {
-	probe, guard, value string
-	consts              map[string]string
+	probe, guard, value, dist string
+	consts                    map[string]string
 }
 
 // builtin is a statistic of the catalogue.
@@ -143,7 +145,25 @@ func (b *builtin) dim(name string) *dim {
 	return nil
 }
 
-const latency = "llquantize(%s, 10, 0, 10, 20)"
+// ExportScale is the llquantize() of built-in distributions exported as
+// Prometheus metrics, applied to the value minus one: factor 2,
+// magnitudes 2^0 to 2^36 ns (about 69 s; longer is the last bucket), 16
+// steps, so 8 linear buckets per power of two. A value v lands in bucket
+// [lo, hi) of v-1, that is [lo+1, hi+1) of v: every power of two 2^k
+// closes a bucket, (2^(k-1), 2^k] is a whole number of buckets, exactly
+// a native histogram's bucket of schema 0 (docs/prometheus.md). 281
+// buckets of 8 bytes per key and CPU in the kernel.
+var ExportScale = value.AggParams{Factor: 2, Low: 0, High: 36, Steps: 16}
+
+// distValue is the D that quantizes expr on a dataset's scale.
+func distValue(expr string, export bool) string {
+	if export {
+		p := ExportScale
+		return sprintf("llquantize((%s) - 1, %d, %d, %d, %d)", expr, p.Factor, p.Low, p.High, p.Steps)
+	}
+	p := LatencyScale
+	return sprintf("llquantize(%s, %d, %d, %d, %d)", expr, p.Factor, p.Low, p.High, p.Steps)
+}
 
 // builtins is the built-in catalogue, in Fishworks' names where Linux has
 // the same measure.
@@ -160,7 +180,7 @@ func builtins() []*builtin {
 			dims: []dim{execnameDim(), pidDim(), {name: "name", desc: "system call", kind: dimString, key: "probefunc", max: 63}, cpuDim()},
 			d: &dprog{
 				pre:   []clause{{probe: "syscall:::entry", body: "self->sonde_ts = timestamp;", early: true}},
-				aggs:  []aggClause{{probe: "syscall:::return", guard: "self->sonde_ts", value: sprintf(latency, "timestamp - self->sonde_ts")}},
+				aggs:  []aggClause{{probe: "syscall:::return", guard: "self->sonde_ts", dist: "timestamp - self->sonde_ts"}},
 				post:  []clause{{probe: "syscall:::return", guard: "self->sonde_ts", body: "self->sonde_ts = 0;"}},
 				early: []string{"pid", "name"},
 			},
@@ -187,7 +207,7 @@ func builtins() []*builtin {
 			d: &dprog{
 				pre: []clause{{probe: "io:::start", body: "sonde_io[args[0]->b_edev, args[0]->b_blkno] = timestamp;", early: true}},
 				aggs: []aggClause{{probe: "io:::done", guard: "sonde_io[args[0]->b_edev, args[0]->b_blkno]",
-					value: sprintf(latency, "timestamp - sonde_io[args[0]->b_edev, args[0]->b_blkno]")}},
+					dist: "timestamp - sonde_io[args[0]->b_edev, args[0]->b_blkno]"}},
 				post:  []clause{{probe: "io:::done", guard: "sonde_io[args[0]->b_edev, args[0]->b_blkno]", body: "sonde_io[args[0]->b_edev, args[0]->b_blkno] = 0;"}},
 				early: []string{"device", "op"},
 			},
@@ -215,7 +235,7 @@ func builtins() []*builtin {
 					{probe: "sched:::wakeup", body: "sonde_rq[args[0]->pr_lwpid] = timestamp;"},
 					{probe: "sched:::preempt", guard: "tid != 0", body: "sonde_rq[tid] = timestamp;"},
 				},
-				aggs: []aggClause{{probe: "sched:::on-cpu", guard: "sonde_rq[tid]", value: sprintf(latency, "timestamp - sonde_rq[tid]")}},
+				aggs: []aggClause{{probe: "sched:::on-cpu", guard: "sonde_rq[tid]", dist: "timestamp - sonde_rq[tid]"}},
 				post: []clause{{probe: "sched:::on-cpu", guard: "sonde_rq[tid]", body: "sonde_rq[tid] = 0;"}},
 			},
 		},
@@ -224,7 +244,7 @@ func builtins() []*builtin {
 			dims: []dim{execnameDim(), pidDim(), ustackDim()},
 			d: &dprog{
 				pre:   []clause{{probe: "sched:::off-cpu", guard: "pid != 0", body: "self->sonde_off = timestamp;", early: true}},
-				aggs:  []aggClause{{probe: "sched:::on-cpu", guard: "pid != 0 && self->sonde_off", value: sprintf(latency, "timestamp - self->sonde_off")}},
+				aggs:  []aggClause{{probe: "sched:::on-cpu", guard: "pid != 0 && self->sonde_off", dist: "timestamp - self->sonde_off"}},
 				post:  []clause{{probe: "sched:::on-cpu", guard: "pid != 0 && self->sonde_off", body: "self->sonde_off = 0;"}},
 				early: []string{"execname", "pid"},
 			},

@@ -174,7 +174,11 @@ clauses:
 		if len(keys) > 0 {
 			agg += "[" + strings.Join(keys, ", ") + "]"
 		}
-		writeClause(&out, c.probe, and(preds...), agg+" = "+c.value+";")
+		val := c.value
+		if c.dist != "" {
+			val = distValue(c.dist, spec.Export)
+		}
+		writeClause(&out, c.probe, and(preds...), agg+" = "+val+";")
 	}
 	for _, c := range p.post {
 		writeClause(&out, c.probe, c.guard, c.body)

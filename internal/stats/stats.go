@@ -21,11 +21,15 @@ import (
 	"github.com/sonde-trace/sonde/internal/value"
 )
 
-// Spec is a parsed dataset name.
+// Spec is a parsed dataset name, and how the dataset is planned.
 type Spec struct {
 	Statistic  string
 	Filters    []analytics.Filter
 	Breakdowns []string
+	// Export: the dataset is exported as Prometheus metrics, and a
+	// built-in distribution is quantized on ExportScale (exact native
+	// histograms) rather than LatencyScale. Not part of the name.
+	Export bool
 }
 
 // Catalogue is the set of statistics: the built-in ones and those users
@@ -120,6 +124,9 @@ func (c *Catalogue) planBuiltin(b *builtin, spec *Spec) (*Plan, error) {
 	}
 	if b.stat.Kind == analytics.Distribution {
 		p.Scale, _ = scaleOf(value.Llquantize, LatencyScale) // a constant that is valid (tested)
+		if spec.Export {
+			p.Scale = shifted(ExportScale)
+		}
 	}
 	return p, nil
 }
@@ -200,6 +207,27 @@ func scaleOf(f value.AggFunc, p value.AggParams) (func(int) (int64, int64), erro
 		}
 		return bounds[i-1], bounds[i]
 	}, nil
+}
+
+// shifted is the scale of a quantization of v-1 (ExportScale) in terms of
+// v: bucket [lo, hi) of v-1 is [lo+1, hi+1) of v. The first bucket,
+// everything below 1 for v-1, is [0, 2) (0 and 1: latencies are not
+// negative); the last is open.
+func shifted(p value.AggParams) func(int) (int64, int64) {
+	base, _ := scaleOf(value.Llquantize, p) // a constant that is valid (tested)
+	return func(i int) (int64, int64) {
+		lo, hi := base(i)
+		if lo == 0 && hi == 0 {
+			return 0, 0
+		}
+		if i > 0 {
+			lo++
+		}
+		if hi != 0 {
+			hi++
+		}
+		return lo, hi
+	}
 }
 
 // Defaults are the datasets archived from the first start, as the

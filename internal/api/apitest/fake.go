@@ -172,6 +172,19 @@ func (f *Fake) SetState(name string, state analytics.State) (analytics.Dataset, 
 	return *d, nil
 }
 
+// SetExport implements analytics.Backend.
+func (f *Fake) SetExport(name string, export bool) (analytics.Dataset, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.record("SetExport(%s, %v)", name, export)
+	d, ok := f.sets[name]
+	if !ok {
+		return analytics.Dataset{}, userErr(http.StatusNotFound, "no dataset %q", name)
+	}
+	d.Export = export
+	return *d, nil
+}
+
 // Destroy implements analytics.Backend.
 func (f *Fake) Destroy(name string) error {
 	f.mu.Lock()
