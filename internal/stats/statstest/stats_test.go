@@ -25,6 +25,15 @@ import (
 	"github.com/sonde-trace/sonde/internal/value"
 )
 
+// The workloads' names are this run's: two checkouts testing at once
+// must not count each other's processes.
+var (
+	runTag = strconv.Itoa(os.Getpid() % 10000)
+	stdd   = "stdd" + runTag
+	stiodd = "stiod" + runTag
+	sttrue = "sttru" + runTag
+)
+
 func TestMain(m *testing.M) { os.Exit(testenv.Root(m)) }
 
 // filterValue is a valid value for a filter on a breakdown.
@@ -228,30 +237,30 @@ func want(t *testing.T, spec string, got result, exp result) {
 // TestSyscallOpsExact: dd bs=1 count=N writes exactly N times, and the
 // filter keeps every other process out (only dd's system calls).
 func TestSyscallOpsExact(t *testing.T) {
-	dd := program(t, "/usr/bin/dd", "stdd")
+	dd := program(t, "/usr/bin/dd", stdd)
 	const n = 12345
 	work := func() error {
 		return run(dd, "if=/dev/zero", "of=/dev/null", "bs=1", "count="+strconv.Itoa(n), "status=none")
 	}
-	spec := "syscall.ops[execname=stdd][name=write]"
+	spec := "syscall.ops[execname=" + stdd + "][name=write]"
 	want(t, spec, collect(t, spec, work), result{"": n})
-	spec = "syscall.ops[execname=stdd][name]"
+	spec = "syscall.ops[execname=" + stdd + "][name]"
 	got := collect(t, spec, work)
 	if got["write"] != n || got["read"] < n || got["read"] > n+50 {
 		t.Errorf("%s: %d writes, %d reads, want %d and about %d", spec, got["write"], got["read"], n, n)
 	}
-	spec = "syscall.latency[execname=stdd][name=write]"
+	spec = "syscall.latency[execname=" + stdd + "][name=write]"
 	want(t, spec, collect(t, spec, work), result{"": n})
 	spec = "syscall.latency[name=read][execname]"
-	if got := collect(t, spec, work); got["stdd"] < n || got["stdd"] > n+50 {
-		t.Errorf("%s: %v, want about %d reads of stdd", spec, got, n)
+	if got := collect(t, spec, work); got[stdd] < n || got[stdd] > n+50 {
+		t.Errorf("%s: %v, want about %d reads of %s", spec, got, n, stdd)
 	}
 }
 
 // TestIOOpsExact: O_DIRECT writes of 4 KiB over a file already written
 // are one request each, issued by dd.
 func TestIOOpsExact(t *testing.T) {
-	dd := program(t, "/usr/bin/dd", "stiodd")
+	dd := program(t, "/usr/bin/dd", stiodd)
 	const n = 200
 	file := filepath.Join(t.TempDir(), "data")
 	if err := run("/usr/bin/dd", "if=/dev/zero", "of="+file, "bs=4096", "count="+strconv.Itoa(n), "conv=fsync", "status=none"); err != nil {
@@ -261,9 +270,9 @@ func TestIOOpsExact(t *testing.T) {
 	work := func() error {
 		return run(dd, "if=/dev/zero", "of="+file, "bs=4096", "count="+strconv.Itoa(n), "oflag=direct", "conv=notrunc", "status=none")
 	}
-	spec := "io.ops[execname=stiodd][device]"
+	spec := "io.ops[execname=" + stiodd + "][device]"
 	want(t, spec, collect(t, spec, work), result{dev: n})
-	spec = "io.bytes[execname=stiodd][op]"
+	spec = "io.bytes[execname=" + stiodd + "][op]"
 	want(t, spec, collect(t, spec, work), result{"write": n * 4096})
 	spec = "io.latency[device=" + dev + "][op=write]"
 	if got := collect(t, spec, work); got[""] < n {
@@ -295,7 +304,7 @@ func diskOf(t *testing.T, file string) string {
 
 // TestProcExecExact: N execs of a program are N exec-success.
 func TestProcExecExact(t *testing.T) {
-	prog := program(t, "/usr/bin/true", "sttrue")
+	prog := program(t, "/usr/bin/true", sttrue)
 	const n = 25
 	work := func() error {
 		for i := 0; i < n; i++ {
@@ -305,11 +314,11 @@ func TestProcExecExact(t *testing.T) {
 		}
 		return nil
 	}
-	spec := "proc.exec[execname=sttrue]"
+	spec := "proc.exec[execname=" + sttrue + "]"
 	want(t, spec, collect(t, spec, work), result{"": n})
 	spec = "proc.exec[execname]"
-	if got := collect(t, spec, work); got["sttrue"] != n {
-		t.Errorf("%s: %v, want sttrue %d", spec, got, n)
+	if got := collect(t, spec, work); got[sttrue] != n {
+		t.Errorf("%s: %v, want %s %d", spec, got, sttrue, n)
 	}
 }
 
