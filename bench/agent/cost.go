@@ -163,16 +163,15 @@ func (b *bench) costStart(a *agentProc, tool string, attach func() (*attached, e
 	if err != nil {
 		return errors.Join(err, at.detach())
 	}
-	on := statsEnabled()
 	if err := b.runLoops(&r.traced); err != nil {
 		return errors.Join(err, at.detach())
-	}
-	if on || statsEnabled() {
-		r.statsOn++
 	}
 	runs1, ns1, err := pr.runStats()
 	if err != nil {
 		return errors.Join(err, at.detach())
+	}
+	if runs1 > runs0 {
+		r.statsOn++ // the kernel counted the runs
 	}
 	if runs1 > runs0 {
 		r.bpfNs = append(r.bpfNs, float64(ns1-ns0)/float64(runs1-runs0))
@@ -193,8 +192,8 @@ func (b *bench) costStart(a *agentProc, tool string, attach func() (*attached, e
 
 // costStatsOff measures sonde -n as cost does, once the agent has exited
 // and the harness has closed its hold on the run-time statistics. Other
-// work on the machine may hold them on: the kernel's sysctl tells
-// (costResult.statsOn).
+// work on the machine may hold them on (another sonded): the program's
+// run counts tell (costResult.statsOn).
 func (b *bench) costStatsOff(c *costs) {
 	r := c.results[toolStatsOff]
 	for i := range b.starts {
@@ -207,13 +206,6 @@ func (b *bench) costStatsOff(c *costs) {
 	if err := b.runLoops(&r.untraced); err != nil {
 		r.failed = err.Error()
 	}
-}
-
-// statsEnabled says whether the kernel has its BPF run-time statistics on
-// (the sysctl shows the state of the key that BPF_ENABLE_STATS holds too).
-func statsEnabled() bool {
-	data, err := os.ReadFile("/proc/sys/kernel/bpf_stats_enabled")
-	return err == nil && strings.TrimSpace(string(data)) != "0"
 }
 
 // runLoop runs the getppid loop once, pinned, and returns ns per call.

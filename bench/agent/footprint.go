@@ -12,7 +12,7 @@ import (
 type phase struct {
 	wall   time.Duration
 	cpu    time.Duration // the agent's utime+stime, every thread
-	rss    float64       // VmRSS at the end, MiB
+	mem    mem           // at the end
 	bpfNs  uint64        // run time of the agent's BPF programs (in the traced threads, not the agent's)
 	events uint64        // runs of the agent's BPF programs
 	calls  int64         // getppid calls the load made
@@ -28,8 +28,8 @@ func (p phase) eventRate() float64 {
 type footprint struct {
 	datasets   []dataset
 	idle, load []phase
-	hwm        float64 // VmHWM at the end, MiB
-	started    float64 // VmRSS once the API answered, MiB
+	end        mem // at the end
+	started    mem // once the API answered
 }
 
 // footprint measures the agent as it was started (its default datasets):
@@ -37,7 +37,7 @@ type footprint struct {
 func (b *bench) footprint(a *agentProc) (*footprint, error) {
 	f := &footprint{}
 	var err error
-	if f.started, _, err = procMem(a.pid()); err != nil {
+	if f.started, err = procMem(a.pid()); err != nil {
 		return nil, err
 	}
 	if f.datasets, err = a.datasets(); err != nil {
@@ -58,7 +58,7 @@ func (b *bench) footprint(a *agentProc) (*footprint, error) {
 		}
 		f.load = append(f.load, p)
 	}
-	_, f.hwm, err = procMem(a.pid())
+	f.end, err = procMem(a.pid())
 	return f, err
 }
 
@@ -81,11 +81,11 @@ func (b *bench) phase(a *agentProc, load bool) (phase, error) {
 	p.wall = time.Since(t0)
 	cpu1, err3 := procCPU(a.pid())
 	runs1, ns1, err4 := pr.runStats()
-	rss, _, err5 := procMem(a.pid())
+	m, err5 := procMem(a.pid())
 	if err := errors.Join(err, err1, err2, err3, err4, err5); err != nil {
 		return p, err
 	}
-	p.cpu, p.rss, p.events, p.bpfNs = cpu1-cpu0, rss, runs1-runs0, ns1-ns0
+	p.cpu, p.mem, p.events, p.bpfNs = cpu1-cpu0, m, runs1-runs0, ns1-ns0
 	return p, nil
 }
 

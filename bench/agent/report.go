@@ -76,7 +76,7 @@ func (b *bench) footprintTable(w *strings.Builder, fp *footprint) {
 	}{{"idle", fp.idle}, {"getppid loop", fp.load}} {
 		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s |\n", row.what,
 			num(median(each(row.ps, func(p phase) float64 { return 100 * p.cpuShare() }))),
-			num(median(each(row.ps, func(p phase) float64 { return p.rss }))),
+			num(median(each(row.ps, func(p phase) float64 { return p.mem.rss }))),
 			num(median(each(row.ps, func(p phase) float64 { return 100 * p.bpfShare() }))),
 			num(median(each(row.ps, phase.eventRate))),
 			num(median(each(row.ps, func(p phase) float64 { return float64(p.calls) / p.wall.Seconds() }))))
@@ -86,16 +86,19 @@ func (b *bench) footprintTable(w *strings.Builder, fp *footprint) {
 			"(`--budget %g`): run with it, the agent auto-suspends `syscall.ops` a few seconds into such a load "+
 			"(and records it as an event).\n", num(100*share), agent.DefaultBudget)
 	}
-	fmt.Fprintf(w, "\nPeak RSS (VmHWM) %s MiB; RSS once the API first answered %s MiB.\n\n", num(fp.hwm), num(fp.started))
+	fmt.Fprintf(w, "\nPeak RSS (VmHWM) %s MiB. RSS once the API first answered %s MiB (anonymous %s, file %s: mostly the "+
+		"binary's pages), at the end %s MiB (anonymous %s, file %s).\n\n",
+		num(fp.end.hwm), num(fp.started.rss), num(fp.started.anon), num(fp.started.file), num(fp.end.rss), num(fp.end.anon), num(fp.end.file))
 	w.WriteString("Notes:\n\n")
 	for _, row := range []struct {
 		what string
 		ps   []phase
 	}{{"idle", fp.idle}, {"getppid loop", fp.load}} {
-		fmt.Fprintf(w, "- %s: agent CPU %% %s, RSS MiB %s, BPF %% of a CPU %s, BPF ns per event %s (median, min–max of %d periods)\n",
+		fmt.Fprintf(w, "- %s: agent CPU %% %s, RSS MiB %s (anonymous %s), BPF %% of a CPU %s, BPF ns per event %s (median, min–max of %d periods)\n",
 			row.what,
 			spread(each(row.ps, func(p phase) float64 { return 100 * p.cpuShare() })),
-			spread(each(row.ps, func(p phase) float64 { return p.rss })),
+			spread(each(row.ps, func(p phase) float64 { return p.mem.rss })),
+			spread(each(row.ps, func(p phase) float64 { return p.mem.anon })),
 			spread(each(row.ps, func(p phase) float64 { return 100 * p.bpfShare() })),
 			spread(each(row.ps, func(p phase) float64 {
 				if p.events == 0 {
@@ -143,6 +146,8 @@ func (b *bench) costTable(w *strings.Builder, cs *costs) {
 			r := cs.results[t]
 			x, ok := row.f(r)
 			switch {
+			case t == toolStatsOff && r.statsOn > 0:
+				cells = append(cells, "not off")
 			case ok:
 				v[t] = x
 				cells = append(cells, num(x))
@@ -156,6 +161,15 @@ func (b *bench) costTable(w *strings.Builder, cs *costs) {
 		w.WriteString("| " + strings.Join(cells, " | ") + " |\n")
 	}
 	w.WriteString("\nNotes:\n\n")
+	var untraced []float64
+	for _, t := range costColumns {
+		untraced = append(untraced, cs.results[t].untraced...)
+	}
+	if len(untraced) > 0 && median(untraced) > 1.5*slices.Min(untraced) {
+		fmt.Fprintf(w, "- the machine was busy during this run: an untraced getppid call took %s ns at the median and %s at the "+
+			"fastest, so the overhead rows (the loop's) are mostly other work's noise; the run-time statistics rows are not "+
+			"disturbed by it (they time the programs alone)\n", num(median(untraced)), num(slices.Min(untraced)))
+	}
 	ta, tb := cs.results[toolSonded].tags, cs.results[toolSonde].tags
 	switch {
 	case len(ta) == 0 || len(tb) == 0:
@@ -196,14 +210,18 @@ func (b *bench) statsNote(w *strings.Builder, cs *costs) {
 	on, off := cs.results[toolSonde], cs.results[toolStatsOff]
 	x, okOn := on.fastest()
 	y, okOff := off.fastest()
-	if !okOn || !okOff {
-		return
+	switch {
+	case !okOn || !okOff:
+	case off.statsOn > 0:
+		fmt.Fprintf(w, "- statistics off: not measured; the kernel counted the runs of sonde -n's program in %d of its %d starts "+
+			"after the agent had exited and the harness had let go of the statistics: other work on the machine (another "+
+			"sonded: other engineers' tests) held them on\n", off.statsOn, b.starts)
+	default:
+		fmt.Fprintf(w, "- the kernel's BPF run-time statistics, which the agent holds on while it runs, cost each event of every "+
+			"BPF program on the host (not only the agent's) %s ns here: `sonde -n` with them on, %s, and off, %s "+
+			"(fastest runs; median runs: %s and %s)\n",
+			num(x-y), num(x), num(y), numOK(on.overhead()), numOK(off.overhead()))
 	}
-	fmt.Fprintf(w, "- the kernel's BPF run-time statistics, which the agent holds on while it runs, cost each event of every "+
-		"BPF program on the host (not only the agent's) %s ns here: `sonde -n` with them on, %s, and off, %s "+
-		"(fastest runs; median runs: %s and %s); the kernel had them on during %d of the %d starts meant to be without them "+
-		"(other work on the machine can hold them on)\n",
-		num(x-y), num(x), num(y), numOK(on.overhead()), numOK(off.overhead()), off.statsOn, b.starts)
 }
 
 func numOK(x float64, ok bool) string {

@@ -217,26 +217,30 @@ func procCPU(pid int) (time.Duration, error) {
 	return time.Duration(ut+st) * time.Second / userHZ, nil
 }
 
-// procMem is VmRSS and VmHWM of pid in MiB, from /proc/PID/status.
-func procMem(pid int) (rss, hwm float64, err error) {
+// mem is what /proc/PID/status says of a process's memory, in MiB.
+type mem struct {
+	rss, hwm   float64 // VmRSS, VmHWM
+	anon, file float64 // RssAnon, RssFile: VmRSS is their sum and RssShmem's
+}
+
+// procMem reads pid's memory from /proc/PID/status.
+func procMem(pid int) (mem, error) {
+	var m mem
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
-		return 0, 0, err
+		return m, err
 	}
+	fields := map[string]*float64{"VmRSS": &m.rss, "VmHWM": &m.hwm, "RssAnon": &m.anon, "RssFile": &m.file}
 	for _, l := range strings.Split(string(data), "\n") {
 		k, v, ok := strings.Cut(l, ":")
-		if !ok || (k != "VmRSS" && k != "VmHWM") {
+		if !ok || fields[k] == nil {
 			continue
 		}
 		var kb float64
 		if _, err := fmt.Sscanf(strings.TrimSpace(v), "%f kB", &kb); err != nil {
-			return 0, 0, fmt.Errorf("/proc/%d/status: %s: %w", pid, l, err)
+			return m, fmt.Errorf("/proc/%d/status: %s: %w", pid, l, err)
 		}
-		if k == "VmRSS" {
-			rss = kb / 1024
-		} else {
-			hwm = kb / 1024
-		}
+		*fields[k] = kb / 1024
 	}
-	return rss, hwm, nil
+	return m, nil
 }
