@@ -42,9 +42,12 @@ fuzz:
 	$(GO) test -run=X -fuzz=FuzzPrintf -fuzztime=$(FUZZTIME) ./internal/format/
 	$(GO) test -run=X -fuzz=FuzzBuckets -fuzztime=$(FUZZTIME) ./internal/format/
 
+# bench/agent: sonded's CPU, RSS and BPF cost per event, and the store
+# (bench/store); it rewrites its own section of BENCHMARKS.md.
 bench: build
 	$(GO) run ./bench/uprobe -write
 	$(GO) run ./bench/run
+	$(GO) run ./bench/agent -write
 
 clean:
 	rm -rf bin

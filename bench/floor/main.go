@@ -7,6 +7,9 @@
 //	-mode hash-pid  @[pid] = count()     a per-CPU hash keyed by pid, incremented in
 //	                                     place through the looked-up pointer and
 //	                                     updated only on a miss
+//	-mode hash-comm @[execname] = count() a per-CPU hash keyed by the 16-byte comm
+//	                                     (bpf_get_current_comm), incremented in place
+//	                                     and updated only on a miss
 //	-mode syscalls  syscall:::entry,syscall:::return { @[probefunc] = count(); }
 //	                                     sys_enter and sys_exit, a per-CPU array
 //	                                     indexed by syscall number
@@ -25,6 +28,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"strings"
 	"syscall"
 	"time"
 
@@ -46,16 +50,19 @@ const (
 	noFilter       = int64(-1)  // -syscall not given
 	keyStack       = int16(-4)  // u32 map key on the stack
 	valueStack     = int16(-16) // u64 value or scratch on the stack
+	commKeyStack   = int16(-16) // -mode hash-comm: the 16-byte comm key
+	commValStack   = int16(-24) // -mode hash-comm: the u64 value inserted on a miss
+	commLen        = 16         // TASK_COMM_LEN
 	countersSize   = 2 * maxNr  // entries of the -mode syscalls array
 	hashPIDEntries = uint32(4096)
 )
 
 func main() {
-	mode := flag.String("mode", "array", "array, hash-pid, syscalls or ustack")
+	mode := flag.String("mode", "array", "array, hash-pid, hash-comm, syscalls or ustack")
 	call := flag.String("syscall", "", "count only this system call's entries (e.g. getppid)")
 	duration := flag.Duration("duration", 0, "stop after this long (0: at SIGINT or SIGTERM)")
-	entries := flag.Uint("entries", uint(hashPIDEntries), "hash-pid: maximum number of pids")
-	prealloc := flag.Bool("prealloc", false, "hash-pid: preallocate the hash map")
+	entries := flag.Uint("entries", uint(hashPIDEntries), "hash-pid, hash-comm: maximum number of keys")
+	prealloc := flag.Bool("prealloc", false, "hash-pid, hash-comm: preallocate the hash map")
 	flag.BoolVar(&printKeys, "keys", false, "print each key's count at exit")
 	flag.Parse()
 	if err := run(*mode, *call, *duration, uint32(*entries), *prealloc); err != nil {
@@ -99,6 +106,15 @@ func run(mode, call string, d time.Duration, entries uint32, prealloc bool) erro
 		if err == nil {
 			progs = map[string]asm.Instructions{"sys_enter": hashPIDProg(m.FD(), nr)}
 		}
+	case "hash-comm":
+		spec := &ebpf.MapSpec{Type: ebpf.PerCPUHash, KeySize: commLen, ValueSize: 8, MaxEntries: entries}
+		if !prealloc {
+			spec.Flags = bpfFNoPrealloc
+		}
+		m, err = ebpf.NewMap(spec)
+		if err == nil {
+			progs = map[string]asm.Instructions{"sys_enter": hashCommProg(m.FD(), nr)}
+		}
 	case "syscalls":
 		m, err = ebpf.NewMap(&ebpf.MapSpec{Type: ebpf.PerCPUArray, KeySize: 4, ValueSize: 8, MaxEntries: countersSize})
 		if err == nil {
@@ -130,7 +146,7 @@ func run(mode, call string, d time.Duration, entries uint32, prealloc bool) erro
 	}
 	fmt.Println("attached")
 	links = waitDetach(sig, d, links)
-	total, keys, err := sum(m)
+	total, keys, err := sum(m, mode == "hash-comm")
 	if err != nil {
 		return err
 	}
@@ -173,10 +189,15 @@ func filter(nr int64) asm.Instructions {
 // incrementKey looks up the u32 key at keyStack and adds one to the value
 // in place, then jumps to "out"; it jumps to miss if the key is absent.
 func incrementKey(mapFD int, miss string) asm.Instructions {
+	return incrementAt(mapFD, keyStack, miss)
+}
+
+// incrementAt is incrementKey for the key at offset key of the stack.
+func incrementAt(mapFD int, key int16, miss string) asm.Instructions {
 	return asm.Instructions{
 		asm.LoadMapPtr(asm.R1, mapFD),
 		asm.Mov.Reg(asm.R2, asm.RFP),
-		asm.Add.Imm(asm.R2, int32(keyStack)),
+		asm.Add.Imm(asm.R2, int32(key)),
 		asm.FnMapLookupElem.Call(),
 		asm.JEq.Imm(asm.R0, 0, miss),
 		asm.LoadMem(asm.R1, asm.R0, 0, asm.DWord),
@@ -219,6 +240,32 @@ func hashPIDProg(mapFD int, nr int64) asm.Instructions {
 		asm.Add.Imm(asm.R2, int32(keyStack)),
 		asm.Mov.Reg(asm.R3, asm.RFP),
 		asm.Add.Imm(asm.R3, int32(valueStack)),
+		asm.Mov.Imm(asm.R4, bpfAny),
+		asm.FnMapUpdateElem.Call(),
+	)
+	return append(insns, epilogue()...)
+}
+
+// hashCommProg: @[execname] = count(). The key is the comm as
+// bpf_get_current_comm writes it (NUL-padded to 16 bytes); on a miss the
+// value 1 is inserted.
+func hashCommProg(mapFD int, nr int64) asm.Instructions {
+	insns := filter(nr)
+	insns = append(insns,
+		asm.Mov.Reg(asm.R1, asm.RFP),
+		asm.Add.Imm(asm.R1, int32(commKeyStack)),
+		asm.Mov.Imm(asm.R2, commLen),
+		asm.FnGetCurrentComm.Call(),
+	)
+	insns = append(insns, incrementAt(mapFD, commKeyStack, "miss")...)
+	insns = append(insns,
+		asm.Mov.Imm(asm.R1, 1).WithSymbol("miss"),
+		asm.StoreMem(asm.RFP, commValStack, asm.R1, asm.DWord),
+		asm.LoadMapPtr(asm.R1, mapFD),
+		asm.Mov.Reg(asm.R2, asm.RFP),
+		asm.Add.Imm(asm.R2, int32(commKeyStack)),
+		asm.Mov.Reg(asm.R3, asm.RFP),
+		asm.Add.Imm(asm.R3, int32(commValStack)),
 		asm.Mov.Imm(asm.R4, bpfAny),
 		asm.FnMapUpdateElem.Call(),
 	)
@@ -269,19 +316,28 @@ func sysExitProg(mapFD int) (asm.Instructions, error) {
 	return append(insns, epilogue()...), nil
 }
 
-// sum merges every key's per-CPU values.
-func sum(m *ebpf.Map) (total uint64, keys int, err error) {
+// sum merges every key's per-CPU values; comm says the keys are comms
+// (-mode hash-comm), not u32s.
+func sum(m *ebpf.Map, comm bool) (total uint64, keys int, err error) {
 	var key uint32
+	var commKey [commLen]byte
+	var keyOut any = &key
+	if comm {
+		keyOut = &commKey
+	}
 	var values []uint64
 	it := m.Iterate()
-	for it.Next(&key, &values) {
+	for it.Next(keyOut, &values) {
 		var v uint64
 		for _, x := range values {
 			v += x
 		}
 		if v > 0 {
 			keys++
-			if printKeys {
+			switch {
+			case printKeys && comm:
+				fmt.Printf("%s %d\n", strings.TrimRight(string(commKey[:]), "\x00"), v)
+			case printKeys:
 				fmt.Printf("%d %d\n", key, v)
 			}
 		}

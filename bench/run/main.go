@@ -144,6 +144,14 @@ func run(o options) error {
 		if up, err := os.ReadFile(filepath.Join(root, "bench", "uprobe", "RESULTS.md")); err == nil {
 			doc = strings.TrimRight(doc, "\n") + "\n\n" + string(up)
 		}
+		// Other harnesses (bench/store, bench/agent) keep their sections
+		// at the end, each between "<!-- section: NAME -->" and
+		// "<!-- end: NAME -->": kept as they are.
+		if old, err := os.ReadFile(filepath.Join(root, "BENCHMARKS.md")); err == nil {
+			if i := strings.Index(string(old), sectionMark); i >= 0 {
+				doc = strings.TrimRight(doc, "\n") + "\n\n" + string(old[i:])
+			}
+		}
 		if err := os.WriteFile(filepath.Join(root, "BENCHMARKS.md"), []byte(doc), 0o644); err != nil {
 			return err
 		}
@@ -151,6 +159,10 @@ func run(o options) error {
 	}
 	return nil
 }
+
+// sectionMark starts the sections of BENCHMARKS.md that other harnesses
+// write.
+const sectionMark = "<!-- section: "
 
 // measureAll measures every tool on every scenario (or on only one). The
 // tools take turns on the profile scenario, and on every scenario when a
