@@ -55,6 +55,9 @@ type Config struct {
 	// Memory is how many seconds an open dataset keeps in memory
 	// (default 600).
 	Memory int
+	// KeepOn are the datasets the budget never suspends (nil: the
+	// defaults, stats.Defaults()).
+	KeepOn []string
 	// Now is the clock (tests inject one); nil is time.Now.
 	Now func() time.Time
 	// Logf logs what the agent does not report as an event; nil discards.
@@ -109,6 +112,8 @@ type Agent struct {
 	closed  bool
 	// batch are the seconds of a tick, appended to the store together.
 	batch []store.Sample
+	// keepOn are the datasets the budget never suspends.
+	keepOn map[string]bool
 	// observer sees each second kept; kept are the tick's seconds for it.
 	observer Observer
 	kept     []store.Sample
@@ -164,7 +169,14 @@ func newAgent(cfg Config, st Store, cat catalogue, start starter) (*Agent, error
 		cfg.Now = time.Now
 	}
 	cfg.Logf = logf(cfg)
-	a := &Agent{cfg: cfg, st: st, cat: cat, start: start, sets: map[string]*dataset{},
+	if cfg.KeepOn == nil {
+		cfg.KeepOn = stats.Defaults()
+	}
+	keepOn := map[string]bool{}
+	for _, n := range cfg.KeepOn {
+		keepOn[n] = true
+	}
+	a := &Agent{cfg: cfg, st: st, cat: cat, start: start, sets: map[string]*dataset{}, keepOn: keepOn,
 		sheets: map[string]analytics.Worksheet{}, ticked: make(chan struct{}),
 		checkD: func(src string) error { _, err := compile(src, 0); return err }}
 	if err := a.load(); err != nil {

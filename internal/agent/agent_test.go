@@ -378,6 +378,26 @@ func TestAutoSuspend(t *testing.T) {
 	}
 }
 
+// The budget never suspends a dataset kept on (the defaults): it suspends
+// the dearest of the others, even a cheaper one (before, the default
+// syscall.ops was suspended under a syscall storm, when it matters most).
+func TestAutoSuspendKeepsDefaults(t *testing.T) {
+	r := newRig(t, nil, Config{Budget: 0.001, KeepOn: []string{"fake.ops"}})
+	r.create(t, "fake.ops", analytics.Archived)
+	r.create(t, "fake.cheap", analytics.Archived)
+	for i := 0; i < 10; i++ {
+		r.k.add("fake.ops", "", 100_000)
+		r.k.add("fake.cheap", "", 1)
+		r.second()
+	}
+	if d, _ := r.a.Dataset("fake.ops"); d.State != analytics.Archived {
+		t.Errorf("the dataset kept on is %s", d.State)
+	}
+	if d, _ := r.a.Dataset("fake.cheap"); d.State != analytics.Suspended {
+		t.Errorf("the other dataset is %s, want suspended", d.State)
+	}
+}
+
 // A read that reaches the current second waits for it; a cancelled one
 // returns.
 func TestDataWait(t *testing.T) {

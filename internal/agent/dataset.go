@@ -207,7 +207,10 @@ func (a *Agent) overBudget() collector {
 			continue
 		}
 		total += ds.share
-		if dearest == nil || ds.share > dearest.share {
+		// The datasets kept on (the defaults) are left on forever:
+		// the budget counts them, but suspends the others (syscall.ops
+		// under a syscall storm is what one needs most then).
+		if !a.keepOn[ds.info.Name] && (dearest == nil || ds.share > dearest.share) {
 			dearest = ds
 		}
 	}

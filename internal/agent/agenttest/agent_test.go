@@ -130,7 +130,7 @@ func unique(prefix string) string { return fmt.Sprintf("%s%d", prefix, os.Getpid
 // filter is the program's predicate, so another process running the same
 // program under another name is not counted at all.
 func TestDrillDownExact(t *testing.T) {
-	r := start(t, openStore(t, t.TempDir()), agent.Config{})
+	r := start(t, openStore(t, t.TempDir()), agent.Config{Budget: -1})
 	name, other := unique("sdd"), unique("odd")
 	spec := fmt.Sprintf("syscall.ops[execname=%s][name]", name)
 	from := time.Now()
@@ -171,7 +171,7 @@ func TestDrillDownExact(t *testing.T) {
 
 // Nothing is counted while a dataset is suspended; resuming primes again.
 func TestSuspendResume(t *testing.T) {
-	r := start(t, openStore(t, t.TempDir()), agent.Config{})
+	r := start(t, openStore(t, t.TempDir()), agent.Config{Budget: -1})
 	name := unique("rdd")
 	path := dd(t, name)
 	spec := fmt.Sprintf("syscall.ops[execname=%s][name]", name)
@@ -198,7 +198,7 @@ func TestSuspendResume(t *testing.T) {
 func TestRestart(t *testing.T) {
 	dir := t.TempDir()
 	db := openStore(t, dir)
-	r := start(t, db, agent.Config{})
+	r := start(t, db, agent.Config{Budget: -1})
 	name := unique("pdd")
 	spec := fmt.Sprintf("syscall.ops[execname=%s][name]", name)
 	from := time.Now()
@@ -215,7 +215,7 @@ func TestRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	r2 := start(t, openStore(t, dir), agent.Config{})
+	r2 := start(t, openStore(t, dir), agent.Config{Budget: -1})
 	states := map[string]analytics.State{}
 	for _, d := range r2.a.Datasets() {
 		states[d.Name] = d.State
