@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"syscall"
 	"time"
@@ -24,8 +25,16 @@ import (
 var Version = "0.1.0-dev"
 
 func main() {
+	if filepath.Base(os.Args[0]) == "dtrace" {
+		// installed as dtrace (a symlink, as distributions do): D errors
+		// in dtrace's layout, for the scripts that match on them
+		dtraceLayout = true
+	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
+
+// dtraceLayout is set when sonde runs as dtrace.
+var dtraceLayout bool
 
 func warnf(w io.Writer, format string, args ...any) {
 	fmt.Fprintf(w, "sonde: "+format+"\n", args...)
@@ -115,6 +124,12 @@ func (d *driver) run() int {
 
 // fail prints an error of the tracer: D errors with their source line.
 func (d *driver) fail(p *tracer.Program, err error) {
+	if p != nil && dtraceLayout {
+		if s := p.RenderDTrace(err); s != "" {
+			fmt.Fprint(d.stderr, s)
+			return
+		}
+	}
 	if p != nil {
 		if s := p.Render(err); s != "" {
 			fmt.Fprint(d.stderr, s)
