@@ -10,8 +10,9 @@ import (
 
 // TestDTraceLayout runs sonde through a symlink named dtrace, as
 // distributions install it: a D error is printed in dtrace(1)'s layout
-// (the first one only, with the tag under -x errtags), which scripts
-// that wrap dtrace match on; run as sonde, the caret display is kept.
+// (the first one only, with the tag under -x errtags), and its messages
+// start "dtrace:", which scripts that wrap dtrace match on; run as sonde,
+// the caret display is kept.
 func TestDTraceLayout(t *testing.T) {
 	dir := t.TempDir()
 	dtrace := filepath.Join(dir, "dtrace")
@@ -48,5 +49,9 @@ func TestDTraceLayout(t *testing.T) {
 		if got != tt.want {
 			t.Errorf("%s %q: stderr\n%q\nwant\n%q", filepath.Base(tt.prog), tt.args, got, tt.want)
 		}
+	}
+	out, err := exec.Command(dtrace, "-n", "BEGIN { exit(0); }").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "dtrace: description 'BEGIN ' matched 1 probe\n") {
+		t.Errorf("dtrace -n: %v\n%s", err, out)
 	}
 }

@@ -28,16 +28,21 @@ func main() {
 	if filepath.Base(os.Args[0]) == "dtrace" {
 		// installed as dtrace (a symlink, as distributions do): D errors
 		// in dtrace's layout, for the scripts that match on them
-		dtraceLayout = true
+		dtraceLayout, progName = true, "dtrace"
 	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// dtraceLayout is set when sonde runs as dtrace.
-var dtraceLayout bool
+// dtraceLayout is set when sonde runs as dtrace; progName is then
+// "dtrace", the prefix of its messages ("dtrace: script 'x.d' matched 3
+// probes"), as scripts wrapping dtrace expect.
+var (
+	dtraceLayout bool
+	progName     = "sonde"
+)
 
 func warnf(w io.Writer, format string, args ...any) {
-	fmt.Fprintf(w, "sonde: "+format+"\n", args...)
+	fmt.Fprintf(w, progName+": "+format+"\n", args...)
 }
 
 // run is the whole command; it returns the exit status.
@@ -205,7 +210,7 @@ func plural(n int) string {
 // sink is where the session's output goes: dtrace(1)'s text, JSON, or
 // folded stacks.
 func (d *driver) sink(o tracer.Options) value.Sink {
-	text := format.Text{Out: d.out, Warn: d.stderr, Quiet: o.Quiet, Flow: o.FlowIndent, Prog: "sonde",
+	text := format.Text{Out: d.out, Warn: d.stderr, Quiet: o.Quiet, Flow: o.FlowIndent, Prog: progName,
 		Agg: format.AggOpts{SortKey: o.AggSortKey, SortRev: o.AggSortRev, SortPos: o.AggSortPos, SortKeyPos: o.AggSortKeyPos}}
 	switch {
 	case d.cfg.json:
