@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"syscall"
 	"time"
@@ -24,11 +25,24 @@ import (
 var Version = "0.1.0-dev"
 
 func main() {
+	if filepath.Base(os.Args[0]) == "dtrace" {
+		// installed as dtrace (a symlink, as distributions do): D errors
+		// in dtrace's layout, for the scripts that match on them
+		dtraceLayout, progName = true, "dtrace"
+	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
+// dtraceLayout is set when sonde runs as dtrace; progName is then
+// "dtrace", the prefix of its messages ("dtrace: script 'x.d' matched 3
+// probes"), as scripts wrapping dtrace expect.
+var (
+	dtraceLayout bool
+	progName     = "sonde"
+)
+
 func warnf(w io.Writer, format string, args ...any) {
-	fmt.Fprintf(w, "sonde: "+format+"\n", args...)
+	fmt.Fprintf(w, progName+": "+format+"\n", args...)
 }
 
 // run is the whole command; it returns the exit status.
@@ -117,6 +131,12 @@ func (d *driver) run() int {
 
 // fail prints an error of the tracer: D errors with their source line.
 func (d *driver) fail(p *tracer.Program, err error) {
+	if p != nil && dtraceLayout {
+		if s := p.RenderDTrace(err); s != "" {
+			fmt.Fprint(d.stderr, s)
+			return
+		}
+	}
 	if p != nil {
 		if s := p.Render(err); s != "" {
 			fmt.Fprint(d.stderr, s)
@@ -202,7 +222,7 @@ func plural(n int) string {
 // sink is where the session's output goes: dtrace(1)'s text, JSON, or
 // folded stacks.
 func (d *driver) sink(o tracer.Options) value.Sink {
-	text := format.Text{Out: d.out, Warn: d.stderr, Quiet: o.Quiet, Flow: o.FlowIndent, Prog: "sonde",
+	text := format.Text{Out: d.out, Warn: d.stderr, Quiet: o.Quiet, Flow: o.FlowIndent, Prog: progName,
 		Agg: format.AggOpts{SortKey: o.AggSortKey, SortRev: o.AggSortRev, SortPos: o.AggSortPos, SortKeyPos: o.AggSortKeyPos}}
 	switch {
 	case d.cfg.json:

@@ -342,6 +342,21 @@ func (p *Program) Render(err error) string {
 	return ""
 }
 
+// RenderDTrace renders a D error as dtrace(1) prints it (sonde installed
+// as dtrace): the first error only, since dtrace stops at it; "" for an
+// error that is not a D error.
+func (p *Program) RenderDTrace(err error) string {
+	var list diag.List
+	if errors.As(err, &list) && len(list) > 0 {
+		return diag.RenderDTrace(list[0], p.Sources, p.Options.ErrTags)
+	}
+	var de *diag.Error
+	if errors.As(err, &de) {
+		return diag.RenderDTrace(de, p.Sources, p.Options.ErrTags)
+	}
+	return ""
+}
+
 // Enabled counts the probes the program's clauses enable.
 func (p *Program) Enabled() int {
 	n := 0

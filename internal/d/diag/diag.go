@@ -114,3 +114,30 @@ func Render(e *Error, src Sources, tags bool) string {
 	}
 	return b.String()
 }
+
+// RenderDTrace formats an error in dtrace(1)'s layout, for scripts that
+// match on it when sonde is installed as dtrace:
+//
+//	dtrace: failed to compile script prog.d: [D_SYNTAX] line 3: syntax error near "}"
+//	dtrace: invalid probe specifier BEGIN { x = ; }: line 1: syntax error near ";"
+//
+// (dfatal's prefix and dt_set_errmsg's "[TAG] line N: "); the tag is shown
+// only when tags is set (-x errtags), as dtrace shows it.
+func RenderDTrace(e *Error, src Sources, tags bool) string {
+	var b strings.Builder
+	b.WriteString("dtrace: ")
+	if e.Pos.File == "-n" {
+		fmt.Fprintf(&b, "invalid probe specifier %s: ", src[e.Pos.File])
+	} else {
+		fmt.Fprintf(&b, "failed to compile script %s: ", e.Pos.File)
+	}
+	if tags && e.Tag != "" {
+		b.WriteString("[" + e.Tag + "] ")
+	}
+	if e.Pos.Line > 0 {
+		fmt.Fprintf(&b, "line %d: ", e.Pos.Line)
+	}
+	b.WriteString(e.Msg)
+	b.WriteByte('\n')
+	return b.String()
+}
