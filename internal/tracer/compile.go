@@ -228,6 +228,7 @@ func (p *Program) check(libs []*lib.Library, progs []*ast.Program) error {
 	all := append(libProgs, progs...)
 	cfg := check.Config{
 		Resolver:    p.Registry,
+		Types:       kernelTypes,
 		Macros:      p.macros(),
 		ZeroMatches: p.Config.ZeroMatches || p.Config.Listing,
 		Destructive: p.Config.Destructive,
