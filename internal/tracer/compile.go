@@ -197,6 +197,9 @@ func (p *Program) parse(libs []*lib.Library) ([]*ast.Program, error) {
 	macros := p.macros()
 	for _, s := range p.Config.Sources {
 		name, text, orig, err := s.Load(p.Config.Cpp)
+		if err == nil && s.Kind == Name {
+			text, err = p.probeIDText(text) // probeid.go: -i probe-id
+		}
 		if err != nil {
 			return nil, err
 		}
