@@ -54,19 +54,20 @@ func flagOf(k tracer.SourceKind) byte {
 
 const usage = `Usage: sonde [-CeFGhlqSvVwZ] [--json] [--folded] [--prometheus addr] [-c cmd] [-p pid] [-o output]
 	[-n probe-program] [-s script] [-P provider] [-m module] [-f function]
-	[-x opt[=val]] [-L dir] [args ...]
+	[-i probe-id] [-x opt[=val]] [-L dir] [args ...]
        sonde analytics COMMAND ...  (sonded's datasets: sonde analytics help)
 
 	-c  run a command and trace it; exit when it exits ($target is its pid)
 	-C  run the C preprocessor (cpp) over scripts
 	-e  exit after compiling the program
-	-f  enable or list probes matching the function name
+	-f  enable or list probes matching [[provider:]module:]function
 	-F  indent the output by function entry and return (flowindent)
+	-i  enable or list the probe of an ID (as sonde -l numbers it)
 	-h  generate a header file from a provider definition (-s)
 	-G  accepted for dtrace compatibility: nothing to link on Linux
 	-l  list probes matching the descriptions, then exit
 	-L  add a directory of D libraries
-	-m  enable or list probes matching the module name
+	-m  enable or list probes matching [provider:]module
 	-n  enable or list probes matching the description (with clauses)
 	-o  write output to a file
 	-p  grab a running process ($target is its pid); exit when it exits

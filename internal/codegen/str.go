@@ -87,7 +87,9 @@ func (g *gen) strExpr(e ast.Expr) strLoc {
 		loc := g.thiss[g.info.Uses[x]]
 		return strLoc{area: inScratch, off: loc.off, size: roundUp(loc.size, 8)}
 	case *ast.StringofExpr:
-		return g.strExpr(x.X)
+		if g.typeOf(x.X).Kind != check.Pointer { // ktype.go: stringofPtr
+			return g.strExpr(x.X)
+		}
 	case *ast.SelectorExpr:
 		if m := g.info.Members[x]; m != nil && !m.InHook && m.Task == nil && !m.Psargs && m.Kind == provider.MemberString && m.Size%8 == 0 {
 			// the prologue left it NUL-padded in the probe context
@@ -130,6 +132,9 @@ func (g *gen) strInto(e ast.Expr, off, n int) {
 	if g.declStrInto(e, off, n) {
 		return // xlate.go: declared structs and translations
 	}
+	if so, ok := ast.Unparen(e).(*ast.StringofExpr); ok && g.stringofPtr(so.X, off, n) {
+		return // ktype.go: the string a pointer points to
+	}
 	switch x := ast.Unparen(e).(type) {
 	case *ast.SelectorExpr:
 		if m := g.info.Members[x]; m != nil {
@@ -167,6 +172,9 @@ func (g *gen) strInto(e ast.Expr, off, n int) {
 				g.copyinstr(x, off, n)
 				return
 			case "stringof":
+				if g.stringofPtr(x.Args[0], off, n) {
+					return // ktype.go: the string a pointer points to
+				}
 				g.strInto(x.Args[0], off, n)
 				return
 			}

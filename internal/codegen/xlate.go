@@ -315,9 +315,7 @@ func (g *gen) lvalAddrOf(e ast.Expr, loaded bool) (user bool) {
 		} else {
 			user = g.lvalAddr(x.X)
 		}
-		if f.Offset != 0 {
-			g.emit(asm.Add.Imm(asm.R0, int32(f.Offset)))
-		}
+		g.addFieldOffset(f) // ktype.go
 		return user
 	case *ast.UnaryExpr:
 		if x.Op == token.MUL {

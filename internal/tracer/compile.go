@@ -208,6 +208,9 @@ func (p *Program) parse(libs []*lib.Library) ([]*ast.Program, error) {
 	macros := p.macros()
 	for _, s := range p.Config.Sources {
 		name, text, orig, err := s.Load(p.Config.Cpp)
+		if err == nil && s.Kind == Name {
+			text, err = p.probeIDText(text) // probeid.go: -i probe-id
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -239,6 +242,7 @@ func (p *Program) check(libs []*lib.Library, progs []*ast.Program) error {
 	all := append(libProgs, progs...)
 	cfg := check.Config{
 		Resolver:    p.Registry,
+		Types:       kernelTypes,
 		Macros:      p.macros(),
 		ZeroMatches: p.Config.ZeroMatches || p.Config.Listing,
 		Destructive: p.Config.Destructive,

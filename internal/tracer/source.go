@@ -47,15 +47,36 @@ func (s Source) Load(cpp bool) (name, text, orig string, err error) {
 		}
 		return s.Text, text, text, nil
 	case Provider:
-		return "-P", s.Text + ":::", s.Text + ":::", nil
+		t := partialDesc(s.Text, 0)
+		return "-P", t, t, nil
 	case Module:
-		return "-m", ":" + s.Text + "::", ":" + s.Text + "::", nil
+		t := partialDesc(s.Text, 1)
+		return "-m", t, t, nil
 	case Function:
-		return "-f", "::" + s.Text + ":", "::" + s.Text + ":", nil
+		t := partialDesc(s.Text, 2)
+		return "-f", t, t, nil
 	case Name:
 		return "-i", s.Text, s.Text, nil
 	}
 	return "-n", s.Text, s.Text, nil
+}
+
+// partialDesc completes the description that starts text, as dtrace's -P
+// provider, -m [provider:]module and -f [[provider:]module:]function give
+// it: field is the index of the field it ends with (0 provider, 1 module,
+// 2 function), the fields before it that it omits are empty, and those
+// after it too; a predicate and action after it are kept.
+func partialDesc(text string, field int) string {
+	end := strings.IndexAny(text, " \t\n/{")
+	if end < 0 {
+		end = len(text)
+	}
+	desc, rest := text[:end], text[end:]
+	given := strings.Count(desc, ":")
+	if given > field {
+		return text // more fields than the option names: the parser says so
+	}
+	return strings.Repeat(":", field-given) + desc + strings.Repeat(":", 3-field) + rest
 }
 
 // describe is how dtrace names a source when it says what it matched.

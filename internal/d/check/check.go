@@ -32,6 +32,7 @@ type Resolver interface {
 // Config is what the checker needs besides the program.
 type Config struct {
 	Resolver    Resolver
+	Types       TypeResolver      // the kernel's types (ktypes.go); nil: none
 	Macros      map[string]string // "1" -> "foo", "target" -> "1234"
 	ZeroMatches bool              // -Z: a description matching nothing is not an error
 	Destructive bool              // -w

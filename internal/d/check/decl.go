@@ -91,6 +91,7 @@ type declState struct {
 	xargs      map[*Clause][][]*argXlate
 	dummy      *Clause // the clause context of declarations
 	collecting bool
+	forward    map[*Type]bool // declared "struct foo;" by the program (ktypes.go)
 }
 
 // argXlate says how a probe gives a translated argument.
@@ -186,7 +187,7 @@ func (c *checker) arrayDim(dim ast.Expr, elem *Type) int {
 		c.declErr(dim.Pos(), "D_DECL_ARRSUB", "positive integral constant expression or tuple signature expected as array declaration subscript")
 	case huge || v > math.MaxUint32 || v > maxObject/max(int64(elem.Size), 1):
 		c.declErr(dim.Pos(), "D_DECL_ARRBIG", "array dimension too big")
-	case isIncomplete(elem):
+	case isIncomplete(elem) && !c.complete(elem):
 		c.declErr(dim.Pos(), "D_DECL_INCOMPLETE", "incomplete struct/union/enum %s: array element", elem.Name)
 	default:
 		return int(v)
@@ -232,6 +233,9 @@ func (c *checker) baseType(tn *ast.TypeName) *Type {
 	if t := opaqueTypes[spelled]; t != nil {
 		return t
 	}
+	if kt := c.kernelTypedef(spelled); kt != nil && intTypes[spelled] == nil {
+		return kt // ktypes.go
+	}
 	if intTypes[spelled] == nil && spelled != "void" && spelled != "" {
 		// dt_decl_type: a name that is no type D knows
 		c.declErr(tn.TypePos, "D_UNKNOWN", "failed to resolve type %s: unknown type name", spelled)
@@ -253,7 +257,8 @@ func (c *checker) knownTypeName(tn *ast.TypeName) bool {
 	}
 	_, typedef := c.types[spelled]
 	_, float := floatTypes[spelled]
-	return typedef || float || opaqueTypes[spelled] != nil || spelled == "string" || spelled == "void" || spelled == "" || intTypes[spelled] != nil
+	return typedef || float || opaqueTypes[spelled] != nil || spelled == "string" || spelled == "void" || spelled == "" || intTypes[spelled] != nil ||
+		c.kernelTypedef(spelled) != nil
 }
 
 // tag returns the type of struct, union or enum name, declaring it
@@ -373,7 +378,8 @@ func (c *checker) structDecl(d *ast.StructDecl) {
 	if d.Name != "" {
 		t = c.tag(kw, d.Name)
 		if d.Fields == nil {
-			return // struct foo;
+			c.declaredForward(t) // ktypes.go: not the kernel's
+			return               // struct foo;
 		}
 		if t.Align > 0 {
 			c.declErr(d.StructPos, "D_DECL_TYPERED", "type redeclared: %s", t.Name)
@@ -440,7 +446,7 @@ func (c *checker) layout(t *Type, d *ast.StructDecl) {
 		case ft.Kind == Void:
 			c.declErr(pos, "D_DECL_VOIDOBJ", "cannot have void member: %s", idname)
 			continue
-		case isIncomplete(ft):
+		case isIncomplete(ft) && !c.complete(ft):
 			c.declErr(pos, "D_DECL_INCOMPLETE", "incomplete struct/union/enum %s: %s", ft.Name, idname)
 			continue
 		case ft.Kind != Int && ft.Kind != Pointer && ft.Kind != String && ft.Kind != Array && ft.Kind != Struct:
@@ -740,7 +746,7 @@ func (c *checker) xlate(x *ast.XlateExpr) *Type {
 // offsetof checks offsetof(T, member).
 func (c *checker) offsetof(x *ast.OffsetofExpr) *Type {
 	t := c.resolveType(x.Type)
-	if t.Kind != Struct || t.Src != nil || t.Align == 0 {
+	if t.Kind != Struct || t.Src != nil || !c.complete(t) {
 		c.errorf(x.OffsetofPos, "D_OFFSETOF_TYPE", "offsetof operand must be a struct or union type")
 		return nil
 	}
@@ -771,7 +777,7 @@ func (c *checker) declSelector(x *ast.SelectorExpr, t *Type) (*Type, bool) {
 	if st.Kind != Struct || st.Src != nil {
 		return nil, false
 	}
-	if st.Align == 0 {
+	if !c.complete(st) {
 		c.errorf(x.OpPos, "D_OP_INCOMPLETE", "operator %s cannot be applied to a forward declaration: no %s definition is available", arrow(x.Arrow), st.Name)
 		return nil, true
 	}

@@ -144,6 +144,9 @@ func (c *checker) ident(x *ast.Ident) *Type {
 			return nil
 		}
 		c.info.Builtins[x] = bv
+		if bv.ID == BCurthread {
+			return c.curthreadType(bv.Type) // ktypes.go
+		}
 		return bv.Type
 	}
 	if in, ok := c.inlines[x.Name]; ok {
@@ -432,6 +435,7 @@ func (c *checker) sizeof(x *ast.SizeofExpr) *Type {
 		c.errorf(x.SizeofPos, "D_SIZEOF_BITFIELD", "cannot apply sizeof to a bit-field")
 		return size
 	}
+	c.complete(t) // ktypes.go: a kernel struct
 	sz := t.Size
 	if t.Kind == Pointer {
 		sz = 8

@@ -74,6 +74,10 @@ type Field struct {
 	Offset int // bytes from the start of the struct (of the storage unit, for a bit-field)
 	Bits   int // bit-field width, 0 when the member is not a bit-field
 	BitOff int // bit-field: bits from the start of its storage unit
+	// Kernel names the kernel struct (without "struct ") in whose BTF
+	// this member's offset is found when the program is loaded (a
+	// relocation, ktypes.go); empty when Offset is final.
+	Kernel string
 }
 
 // Common types.

@@ -113,7 +113,7 @@ func (p *Provider) Probes(d provider.Desc) ([]*provider.Probe, error) {
 	defer p.mu.Unlock()
 	var out []*provider.Probe
 	for _, o := range objs {
-		if !provider.Glob(d.Module, o.Mod) && !(o.Main && provider.Glob(d.Module, "a.out")) {
+		if !moduleMatches(d.Module, o) { // modname.go
 			continue
 		}
 		f, err := p.open(o.Open)
