@@ -1,0 +1,236 @@
+package test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// The web UI in real Chromium against a real agent tracing a real dd: a
+// worksheet is created, a syscall-ops chart updates live, clicking the
+// dd's legend entry and choosing "name" makes a drill-down dataset whose
+// chart shows write (and the agent has it, its filter a predicate in its
+// program), the worksheet's URL reopens it, a latency heat map draws
+// cells, the datasets view lists the new dataset, and bad D in "new
+// statistic from D" shows the compiler's positioned message. Screenshots
+// of each view go to $SONDE_UI_SCREENSHOTS (a temporary directory when
+// unset).
+func TestUI(t *testing.T) {
+	shots := os.Getenv("SONDE_UI_SCREENSHOTS")
+	if shots == "" {
+		shots = t.TempDir()
+	}
+	s := startSonded(t, t.TempDir())
+	name, dd := uniqueDD(t, "uidd")
+	writeLoop(t, dd)
+	ctx := browser(t)
+	root := "http://" + s.addr + "/"
+
+	b := &page{t: t, ctx: ctx}
+	b.run(chromedp.Navigate(root))
+	b.waitJS(`document.body.dataset.ready === "1"`)
+	b.run(chromedp.SetValue("#ws-name", "ui test", chromedp.ByQuery),
+		chromedp.Click("#ws-new", chromedp.ByQuery))
+	b.waitJS(`!document.querySelector("#add-btn").disabled`)
+	b.add("syscall.ops[execname]")
+
+	// Live: what the chart draws changes from one read to a later one.
+	parent := `section.panel[data-name="syscall.ops[execname]"]`
+	entry := parent + ` .legend .entry[data-key="` + name + `"]`
+	b.waitJS(fmt.Sprintf(`!!document.querySelector(%q)`, entry))
+	first := b.drawn("syscall.ops[execname]")
+	b.waitJS(fmt.Sprintf(`sondeUI.sheet.drawn("syscall.ops[execname]") !== %q`, first))
+
+	// Drill down: dd by name shows write.
+	child := "syscall.ops[execname=" + name + "][name]"
+	b.run(chromedp.Click(entry, chromedp.ByQuery),
+		chromedp.Click(parent+` .menu button[data-breakdown="name"]`, chromedp.ByQuery))
+	childSel := fmt.Sprintf(`section.panel[data-name=%q]`, child)
+	b.waitJS(fmt.Sprintf(`!!document.querySelector(%q)`, childSel+` .legend .entry[data-key="write"]`))
+	b.waitJS(fmt.Sprintf(`document.querySelector(%q).previousElementSibling === document.querySelector(%q)`, childSel, parent))
+	checkAgentHas(t, s, child, `execname == "`+name+`"`)
+
+	// A heat map of a distribution.
+	b.add("syscall.latency")
+	// Cells in at least five columns: a column a second, drawn live.
+	b.waitJS(`Number((document.querySelector('section.panel[data-name="syscall.latency"] canvas.heatmap') || {dataset: {}}).dataset.columns) >= 5`)
+	b.run(chromedp.SetValue(`section.panel[data-name="syscall.latency"] select.shading`, "rank", chromedp.ByQuery))
+	b.run(chromedp.Evaluate(`document.querySelector('section.panel[data-name="syscall.latency"] select.shading').dispatchEvent(new Event("change"))`, nil))
+	b.waitJS(`Number(document.querySelector('section.panel[data-name="syscall.latency"] canvas.heatmap').dataset.cells) > 0`)
+	b.shot(filepath.Join(shots, "worksheet.png"))
+
+	// The worksheet's URL reopens it, saved on the agent.
+	var url string
+	b.run(chromedp.Location(&url))
+	if !strings.Contains(url, "#/worksheet/") {
+		t.Fatalf("the worksheet's URL is %s", url)
+	}
+	b.run(chromedp.Navigate("about:blank"), chromedp.Navigate(url))
+	b.waitJS(fmt.Sprintf(`!!document.querySelector(%q)`, childSel+` .legend .entry[data-key="write"]`))
+
+	// The datasets view lists the drill-down with its program.
+	b.run(chromedp.Navigate(root + "#/datasets"))
+	b.waitJS(fmt.Sprintf(`(document.querySelector('tr[data-name=%s] pre.program') || {}).textContent?.includes(%q)`,
+		strconv.Quote(child), `execname == "`+name+`"`))
+	b.shot(filepath.Join(shots, "datasets.png"))
+
+	// Bad D gets the compiler's positioned message inline.
+	b.run(chromedp.Navigate(root+"#/statistics"), chromedp.WaitVisible("#d-source", chromedp.ByQuery),
+		chromedp.SetValue("#d-name", "bad.d", chromedp.ByQuery),
+		chromedp.SetValue("#d-source", "syscall:::entry { @[execname] = count(; }", chromedp.ByQuery),
+		chromedp.Click("#d-submit", chromedp.ByQuery),
+		chromedp.WaitVisible("#d-error", chromedp.ByQuery))
+	var msg string
+	b.run(chromedp.Text("#d-error", &msg, chromedp.ByQuery))
+	if !strings.Contains(msg, ":1:") || !strings.Contains(msg, "^") {
+		t.Errorf("bad D's message has no position and caret: %q", msg)
+	}
+	b.shotOf("form.newstat", filepath.Join(shots, "statistics.png"))
+}
+
+// writeLoop runs dd's one-byte writes in bursts until the test ends.
+func writeLoop(t *testing.T, dd string) {
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+			_ = exec.Command(dd, "if=/dev/zero", "of=/dev/null", "bs=1", "count=5000", "status=none").Run()
+		}
+	}()
+	t.Cleanup(func() { close(stop); wg.Wait() })
+}
+
+// browser starts headless Chromium for the test.
+func browser(t *testing.T) context.Context {
+	t.Helper()
+	chrome, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Fatalf("chromium is needed (Debian's chromium package; .ci/run installs it): %v", err)
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chrome), chromedp.NoSandbox, chromedp.WindowSize(1280, 900),
+		chromedp.UserDataDir(t.TempDir()))
+	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	t.Cleanup(cancel)
+	ctx, cancel2 := chromedp.NewContext(actx)
+	t.Cleanup(cancel2)
+	if err := chromedp.Run(ctx); err != nil {
+		t.Fatalf("chromium: %v", err)
+	}
+	return ctx
+}
+
+// page drives the browser; every step has a hang guard, none a timing
+// assertion.
+type page struct {
+	t   *testing.T
+	ctx context.Context
+}
+
+func (p *page) run(actions ...chromedp.Action) {
+	p.t.Helper()
+	ctx, cancel := context.WithTimeout(p.ctx, 60*time.Second)
+	defer cancel()
+	if err := chromedp.Run(ctx, actions...); err != nil {
+		p.t.Fatalf("browser: %v\n%s", err, p.status())
+	}
+}
+
+// waitJS waits until expr is true in the page.
+func (p *page) waitJS(expr string) {
+	p.t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		var ok bool
+		err := chromedp.Run(p.ctx, chromedp.Evaluate("!!("+expr+")", &ok))
+		if err == nil && ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			p.t.Fatalf("waited a minute for %s (%v)\n%s", expr, err, p.status())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// status is the page's status line and panels, for failures.
+func (p *page) status() string {
+	var s string
+	_ = chromedp.Run(p.ctx, chromedp.Evaluate(`document.getElementById("toast").textContent + "\n" + document.getElementById("main").innerText.slice(0, 3000)`, &s))
+	return s
+}
+
+func (p *page) drawn(name string) string {
+	p.t.Helper()
+	var s string
+	p.run(chromedp.Evaluate(fmt.Sprintf(`sondeUI.sheet.drawn(%q) || ""`, name), &s))
+	return s
+}
+
+// add adds a dataset to the open worksheet and waits for its panel.
+func (p *page) add(spec string) {
+	p.t.Helper()
+	p.run(chromedp.SetValue("#add-spec", spec, chromedp.ByQuery), chromedp.Click("#add-btn", chromedp.ByQuery))
+	p.waitJS(fmt.Sprintf(`!!document.querySelector('section.panel[data-name=%s] .plot')`, strconv.Quote(spec)))
+}
+
+func (p *page) shot(path string) {
+	p.t.Helper()
+	var png []byte
+	p.run(chromedp.FullScreenshot(&png, 100))
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		p.t.Fatal(err)
+	}
+}
+
+// shotOf screenshots the element sel.
+func (p *page) shotOf(sel, path string) {
+	p.t.Helper()
+	var png []byte
+	p.run(chromedp.Screenshot(sel, &png, chromedp.ByQuery))
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		p.t.Fatal(err)
+	}
+}
+
+// checkAgentHas checks the agent's /datasets for name, with the predicate
+// in its program.
+func checkAgentHas(t *testing.T, s *sonded, name, predicate string) {
+	t.Helper()
+	var list struct {
+		Datasets []struct {
+			Name    string `json:"name"`
+			Program string `json:"program"`
+		} `json:"datasets"`
+	}
+	if st, body := s.call("GET", "/datasets", nil, &list); st != 200 {
+		t.Fatalf("datasets: %d %s", st, body)
+	}
+	for _, d := range list.Datasets {
+		if d.Name == name {
+			if !strings.Contains(d.Program, predicate) {
+				t.Errorf("%s's program has no %s:\n%s", name, predicate, d.Program)
+			}
+			return
+		}
+	}
+	b, _ := json.Marshal(list)
+	t.Errorf("the agent has no dataset %s: %s", name, b)
+}
