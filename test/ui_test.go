@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 )
 
@@ -21,7 +22,8 @@ import (
 // dd's legend entry and choosing "name" makes a drill-down dataset whose
 // chart shows write (and the agent has it, its filter a predicate in its
 // program), the worksheet's URL reopens it, a latency heat map draws
-// cells, the datasets view lists the new dataset, and bad D in "new
+// cells and hovering it shows a bucket, the datasets view lists the new
+// dataset with its program and suspends and resumes it, and bad D in "new
 // statistic from D" shows the compiler's positioned message. Screenshots
 // of each view go to $SONDE_UI_SCREENSHOTS (a temporary directory when
 // unset).
@@ -30,7 +32,9 @@ func TestUI(t *testing.T) {
 	if shots == "" {
 		shots = t.TempDir()
 	}
-	s := startSonded(t, t.TempDir())
+	// No budget: on a busy machine syscall.latency may cost more than the
+	// default 5% of a CPU, and its auto-suspension would stop the heat map.
+	s := startSonded(t, t.TempDir(), "--budget", "-1")
 	name, dd := uniqueDD(t, "uidd")
 	writeLoop(t, dd)
 	ctx := browser(t)
@@ -64,10 +68,29 @@ func TestUI(t *testing.T) {
 	b.add("syscall.latency")
 	// Cells in at least five columns: a column a second, drawn live.
 	b.waitJS(`Number((document.querySelector('section.panel[data-name="syscall.latency"] canvas.heatmap') || {dataset: {}}).dataset.columns) >= 5`)
-	b.run(chromedp.SetValue(`section.panel[data-name="syscall.latency"] select.shading`, "rank", chromedp.ByQuery))
+	b.run(chromedp.SetValue(`section.panel[data-name="syscall.latency"] select.shading`, "linear", chromedp.ByQuery))
 	b.run(chromedp.Evaluate(`document.querySelector('section.panel[data-name="syscall.latency"] select.shading').dispatchEvent(new Event("change"))`, nil))
 	b.waitJS(`Number(document.querySelector('section.panel[data-name="syscall.latency"] canvas.heatmap').dataset.cells) > 0`)
+	b.run(chromedp.SetValue(`section.panel[data-name="syscall.latency"] select.shading`, "rank", chromedp.ByQuery))
+	b.run(chromedp.Evaluate(`document.querySelector('section.panel[data-name="syscall.latency"] select.shading').dispatchEvent(new Event("change"))`, nil))
+	if os.Getenv("SONDE_UI_SCREENSHOTS") != "" {
+		// Screenshots for the documentation: wait for most of a minute of data.
+		b.waitJSFor(`Number(document.querySelector('section.panel[data-name="syscall.latency"] canvas.heatmap').dataset.columns) >= 45`, 2*time.Minute)
+	}
+
+	// Hovering the heat map shows a bucket's range and its count.
+	heat := `section.panel[data-name="syscall.latency"]`
+	var at []float64
+	b.run(chromedp.Evaluate(`(() => { const c = document.querySelector('`+heat+` canvas.heatmap');
+		c.scrollIntoView({block: "center"}); const r = c.getBoundingClientRect();
+		return [r.right - 3, r.top + r.height / 2]; })()`, &at))
+	b.run(chromedp.MouseEvent(input.MouseMoved, at[0], at[1]))
+	b.waitJS(`/\[[^,]+, [^)]+\): \d/.test(document.querySelector('` + heat + ` .readout').textContent)`)
 	b.shot(filepath.Join(shots, "worksheet.png"))
+	b.run(chromedp.Click("#theme", chromedp.ByQuery))
+	b.waitJS(`document.documentElement.dataset.theme === "dark" && !!document.querySelector(` + strconv.Quote(childSel+` .legend .entry[data-key="write"]`) + `)`)
+	b.shot(filepath.Join(shots, "worksheet-dark.png"))
+	b.run(chromedp.Click("#theme", chromedp.ByQuery))
 
 	// The worksheet's URL reopens it, saved on the agent.
 	var url string
@@ -82,7 +105,21 @@ func TestUI(t *testing.T) {
 	b.run(chromedp.Navigate(root + "#/datasets"))
 	b.waitJS(fmt.Sprintf(`(document.querySelector('tr[data-name=%s] pre.program') || {}).textContent?.includes(%q)`,
 		strconv.Quote(child), `execname == "`+name+`"`))
+	row := fmt.Sprintf(`tr[data-name=%q]`, child)
+	b.run(chromedp.Click(row+" summary", chromedp.ByQuery))
 	b.shot(filepath.Join(shots, "datasets.png"))
+
+	// Suspend and resume from the datasets view: the agent's state follows.
+	b.run(chromedp.Click(row+" td.actions button", chromedp.ByQuery))
+	b.waitJS(fmt.Sprintf(`(document.querySelector(%q) || {}).textContent === "suspended"`, row+" td.state"))
+	if st := datasetState(t, s, child); st != "suspended" {
+		t.Errorf("after Suspend the agent has %s %s", child, st)
+	}
+	b.run(chromedp.Click(row+" td.actions button", chromedp.ByQuery))
+	b.waitJS(fmt.Sprintf(`(document.querySelector(%q) || {}).textContent === "archived"`, row+" td.state"))
+	if st := datasetState(t, s, child); st != "archived" {
+		t.Errorf("after Resume the agent has %s %s", child, st)
+	}
 
 	// Bad D gets the compiler's positioned message inline.
 	b.run(chromedp.Navigate(root+"#/statistics"), chromedp.WaitVisible("#d-source", chromedp.ByQuery),
@@ -156,7 +193,13 @@ func (p *page) run(actions ...chromedp.Action) {
 // waitJS waits until expr is true in the page.
 func (p *page) waitJS(expr string) {
 	p.t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
+	p.waitJSFor(expr, time.Minute)
+}
+
+// waitJSFor waits up to limit (a hang guard) until expr is true.
+func (p *page) waitJSFor(expr string, limit time.Duration) {
+	p.t.Helper()
+	deadline := time.Now().Add(limit)
 	for {
 		var ok bool
 		err := chromedp.Run(p.ctx, chromedp.Evaluate("!!("+expr+")", &ok))
@@ -164,7 +207,7 @@ func (p *page) waitJS(expr string) {
 			return
 		}
 		if time.Now().After(deadline) {
-			p.t.Fatalf("waited a minute for %s (%v)\n%s", expr, err, p.status())
+			p.t.Fatalf("waited %v for %s (%v)\n%s", limit, expr, err, p.status())
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
@@ -208,6 +251,20 @@ func (p *page) shotOf(sel, path string) {
 	if err := os.WriteFile(path, png, 0o644); err != nil {
 		p.t.Fatal(err)
 	}
+}
+
+// datasetState is the agent's state of a dataset.
+func datasetState(t *testing.T, s *sonded, name string) string {
+	t.Helper()
+	var d struct {
+		Dataset struct {
+			State string `json:"state"`
+		} `json:"dataset"`
+	}
+	if st, body := s.call("GET", datasetPath(name), nil, &d); st != 200 {
+		t.Fatalf("dataset %s: %d %s", name, st, body)
+	}
+	return d.Dataset.State
 }
 
 // checkAgentHas checks the agent's /datasets for name, with the predicate

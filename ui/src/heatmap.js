@@ -58,7 +58,7 @@ export class Heatmap {
   constructor(host, onHover) {
     this.host = host;
     this.onHover = onHover;
-    this.mode = 'linear';
+    this.mode = 'rank';
     this.canvas = document.createElement('canvas');
     this.canvas.className = 'heatmap';
     this.canvas.setAttribute('role', 'img');
@@ -97,11 +97,14 @@ export class Heatmap {
       columns++;
       for (const [min, count] of col) {
         const y = rowOf.get(min);
-        ctx.fillStyle = rampColor(shade(count));
+        const t = shade(count);
+        ctx.fillStyle = rampColor(t);
+        ctx.globalAlpha = 0.3 + 0.7 * t; // faint cells fade into either theme's background
         ctx.fillRect(LEFT + x * w, c.height - BOTTOM - (y + 1) * h, Math.ceil(w), Math.ceil(h));
         cells++;
       }
     });
+    ctx.globalAlpha = 1;
     c.dataset.cells = String(cells);
     c.dataset.columns = String(columns);
     this.axes(ctx, cs, w, h);

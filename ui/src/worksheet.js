@@ -38,9 +38,12 @@ class Panel {
     const head = el('header', {}, el('h3', { text: this.name }), el('span', { class: 'unit', text: `${ds.kind}, ${ds.unit || ''}${ds.suspended ? ' — suspended' : ''}` }), tools,
       el('button', { type: 'button', class: 'small', 'aria-label': 'remove ' + this.name + ' from the worksheet', text: 'Remove', onclick: () => this.ws.remove(this.name) }));
     if (ds.kind === 'distribution') {
-      this.view = new Heatmap(this.plot, (text) => { this.readout.textContent = text || ''; });
+      this.view = new Heatmap(this.plot, (text) => {
+        this.hovering = !!text;
+        if (text) this.readout.textContent = text;
+      });
       const sel = el('select', { 'aria-label': 'shading', class: 'shading' },
-        el('option', { value: 'linear', text: 'linear' }), el('option', { value: 'rank', text: 'rank' }));
+        el('option', { value: 'rank', text: 'rank shading' }), el('option', { value: 'linear', text: 'linear shading' }));
       sel.addEventListener('change', () => { this.view.mode = sel.value; this.view.draw(); });
       tools.append(sel);
     } else {
