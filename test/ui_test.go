@@ -101,6 +101,16 @@ func TestUI(t *testing.T) {
 	b.run(chromedp.Navigate("about:blank"), chromedp.Navigate(url))
 	b.waitJS(fmt.Sprintf(`!!document.querySelector(%q)`, childSel+` .legend .entry[data-key="write"]`))
 
+	// Rename and clone, on the agent.
+	b.run(chromedp.SetValue("#ws-name", "ui test renamed", chromedp.ByQuery), chromedp.Click("#ws-rename", chromedp.ByQuery))
+	b.waitJS(`[...document.querySelectorAll("#ws-open option")].some((o) => o.textContent === "ui test renamed")`)
+	b.run(chromedp.SetValue("#ws-name", "ui test clone", chromedp.ByQuery), chromedp.Click("#ws-clone", chromedp.ByQuery))
+	b.waitJS(`[...document.querySelectorAll("#ws-open option")].some((o) => o.selected && o.textContent === "ui test clone")`)
+	checkWorksheets(t, s, map[string][]string{
+		"ui test renamed": {"syscall.ops[execname]", child, "syscall.latency"},
+		"ui test clone":   {"syscall.ops[execname]", child, "syscall.latency"},
+	})
+
 	// The datasets view lists the drill-down with its program.
 	b.run(chromedp.Navigate(root + "#/datasets"))
 	b.waitJS(fmt.Sprintf(`(document.querySelector('tr[data-name=%s] pre.program') || {}).textContent?.includes(%q)`,
@@ -250,6 +260,27 @@ func (p *page) shotOf(sel, path string) {
 	p.run(chromedp.Screenshot(sel, &png, chromedp.ByQuery))
 	if err := os.WriteFile(path, png, 0o644); err != nil {
 		p.t.Fatal(err)
+	}
+}
+
+// checkWorksheets checks the agent's worksheets: their names and datasets.
+func checkWorksheets(t *testing.T, s *sonded, want map[string][]string) {
+	t.Helper()
+	var list struct {
+		Worksheets []struct {
+			Name     string   `json:"name"`
+			Datasets []string `json:"datasets"`
+		} `json:"worksheets"`
+	}
+	if st, body := s.call("GET", "/worksheets", nil, &list); st != 200 {
+		t.Fatalf("worksheets: %d %s", st, body)
+	}
+	got := map[string][]string{}
+	for _, w := range list.Worksheets {
+		got[w.Name] = w.Datasets
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("worksheets: got %v, want %v", got, want)
 	}
 }
 

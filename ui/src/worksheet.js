@@ -187,6 +187,7 @@ export class Worksheet {
       el('button', { id: 'ws-new', type: 'button', text: 'New', onclick: () => this.create(name.value.trim()) }),
       el('button', { id: 'ws-rename', type: 'button', disabled: !has || undefined, text: 'Rename', onclick: () => this.save({ name: name.value.trim() }) }),
       el('button', { id: 'ws-save', type: 'button', disabled: !has || undefined, text: 'Save', onclick: () => this.save({}) }),
+      el('button', { id: 'ws-clone', type: 'button', disabled: !has || undefined, text: 'Clone', onclick: () => this.clone(name.value.trim()) }),
       el('button', { id: 'ws-delete', type: 'button', disabled: !has || undefined, text: 'Delete', onclick: () => this.destroy() }),
       form);
   }
@@ -195,6 +196,18 @@ export class Worksheet {
     if (!name) { toast('give the worksheet a name', true); return; }
     try {
       const ws = (await call('POST', '/worksheets', { name, datasets: [] })).worksheet;
+      location.hash = '#/worksheet/' + encodeURIComponent(ws.id);
+    } catch (e) {
+      toast(e.message, true);
+    }
+  }
+
+  // clone makes a new worksheet of this one's datasets.
+  async clone(name) {
+    if (!this.ws) return;
+    if (!name || name === this.ws.name) name = this.ws.name + ' (copy)';
+    try {
+      const ws = (await call('POST', '/worksheets', { name, datasets: this.ws.datasets, seconds: WINDOW })).worksheet;
       location.hash = '#/worksheet/' + encodeURIComponent(ws.id);
     } catch (e) {
       toast(e.message, true);
