@@ -34,6 +34,7 @@ test: build unit e2e
 unit:
 	$(GO) vet $(PKGS)
 	$(GO) test -count=1 $(UNPRIV)
+	cd ui && $(NPM) test --silent
 
 e2e: build
 	$(GO) test -count=1 $(PRIV) ./test/

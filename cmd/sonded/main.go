@@ -7,7 +7,7 @@
 //
 // On a loopback address no credentials are needed; on any other, a
 // bearer token or a user's password is (see docs/analytics.md). The web UI
-// is served at / (docs/ui/).
+// is served at / (docs/analytics.md, "The web UI").
 package main
 
 import (
@@ -18,10 +18,8 @@ import (
 	"io"
 	"log"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 
 	"github.com/sonde-trace/sonde/internal/agent"
@@ -120,7 +118,7 @@ func serve(c *config, stderr io.Writer) error {
 	defer stop()
 	done := make(chan error, 2)
 	go func() { done <- a.Run(ctx) }()
-	go func() { done <- api.ServeListener(ctx, ln, withUI(api.New(a, hopts)), c.tlsCert, c.tlsKey) }()
+	go func() { done <- api.ServeListener(ctx, ln, ui.WithAPI(api.New(a, hopts)), c.tlsCert, c.tlsKey) }()
 	logger.Printf("listening on %s, state in %s", ln.Addr(), c.stateDir)
 	notify("READY=1")
 	err = <-done
@@ -139,21 +137,6 @@ func serve(c *config, stderr io.Writer) error {
 		err = nil
 	}
 	return err
-}
-
-// withUI serves the API under its prefix and the web UI everywhere else,
-// the UI behind the API's access rules. The prefix is matched on the
-// escaped path, as the API routes (a dataset's name may hold %2F).
-func withUI(h *api.Handler) http.Handler {
-	page := h.Guard(ui.Handler())
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p := r.URL.EscapedPath()
-		if p == api.Prefix || strings.HasPrefix(p, api.Prefix+"/") {
-			h.ServeHTTP(w, r)
-			return
-		}
-		page.ServeHTTP(w, r)
-	})
 }
 
 // notify tells systemd (Type=notify) how the agent is, when it runs under

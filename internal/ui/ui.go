@@ -10,6 +10,8 @@ import (
 	"io/fs"
 	"net/http"
 	"strings"
+
+	"github.com/sonde-trace/sonde/internal/api"
 )
 
 //go:embed dist
@@ -20,6 +22,21 @@ var dist embed.FS
 const notBuilt = `<!doctype html><meta charset="utf-8"><title>sonde</title>
 <p>The web UI was not built into this sonded: build it with <code>make build</code>.
 The API is at <a href="/api/analytics/v1">/api/analytics/v1</a>.`
+
+// WithAPI serves the API h under api.Prefix and the UI everywhere else,
+// behind the API's access rules (h.Guard). The prefix is matched on the
+// escaped path, as the API routes it (a dataset's name may hold %2F).
+func WithAPI(h *api.Handler) http.Handler {
+	page := h.Guard(Handler())
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p := r.URL.EscapedPath()
+		if p == api.Prefix || strings.HasPrefix(p, api.Prefix+"/") {
+			h.ServeHTTP(w, r)
+			return
+		}
+		page.ServeHTTP(w, r)
+	})
+}
 
 // Handler serves the UI: its page at "/", "/ui/" and every path under
 // /ui/ that is not an asset (the page routes itself), its assets under

@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/sonde-trace/sonde/internal/api"
+	"github.com/sonde-trace/sonde/internal/api/apitest"
 )
 
 func get(t *testing.T, h http.Handler, method, path string) *httptest.ResponseRecorder {
@@ -50,5 +53,34 @@ func TestNotBuilt(t *testing.T) {
 	w := get(t, h, "GET", "/")
 	if w.Code != 200 || !strings.Contains(w.Body.String(), "make build") {
 		t.Errorf("got %d %q", w.Code, w.Body)
+	}
+}
+
+// The API keeps its paths (escaped names too); the UI has the rest; off
+// loopback both need credentials.
+func TestWithAPI(t *testing.T) {
+	h := WithAPI(api.New(apitest.New(), &api.Options{Tokens: map[string]api.Role{"0123456789abcdef": api.ReadOnly}}))
+	for _, c := range []struct {
+		path  string
+		token bool
+		code  int
+		body  string
+	}{
+		{"/api/analytics/v1/datasets", true, 200, `"datasets"`},
+		{"/api/analytics/v1/datasets/a%2Fb", true, 404, "ERR_NOT_FOUND"},
+		{"/api/analytics/v1x", true, 404, ""},
+		{"/", true, 200, "<"},
+		{"/", false, 401, "ERR_UNAUTHORIZED"},
+		{"/api/analytics/v1/datasets", false, 401, "ERR_UNAUTHORIZED"},
+	} {
+		r := httptest.NewRequest("GET", c.path, nil)
+		if c.token {
+			r.Header.Set("Authorization", "Bearer 0123456789abcdef")
+		}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		if w.Code != c.code || !strings.Contains(w.Body.String(), c.body) {
+			t.Errorf("GET %s (token %v): %d %q, want %d with %q", c.path, c.token, w.Code, w.Body, c.code, c.body)
+		}
 	}
 }

@@ -57,9 +57,17 @@ export class Chart {
       legend: { show: false },
       scales: { x: { time: true }, y: { range: (u, min, max) => [0, max > 0 ? max * 1.1 : 1] } },
       axes: [axis, { ...axis, size: 60, values: (u, vals) => vals.map(fmtNum) }],
-      cursor: { drag: { x: false, y: false } },
+      focus: { alpha: 0.25 },
+      cursor: { drag: { x: false, y: false }, focus: { prox: -1 } },
       hooks: { setCursor: [(u) => this.onHover(u.cursor.idx)] },
     }, data, this.host);
+  }
+
+  // highlight focuses the series of key (null: none).
+  highlight(key) {
+    if (!this.u) return;
+    const i = key === null ? -1 : this.u.series.findIndex((se, j) => j > 0 && se.label === key);
+    this.u.setSeries(i > 0 ? i : null, { focus: i > 0 });
   }
 
   resize() {

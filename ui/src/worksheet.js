@@ -106,6 +106,13 @@ class Panel {
         'aria-haspopup': e.other ? undefined : 'menu', title: e.other ? 'keys past the top ' + s.entries.length : 'drill down' },
       el('span', { class: 'swatch', style: 'background:' + e.color }), el('span', { class: 'key', text: label }), el('span', { class: 'value', text: '' }));
       if (!e.other) b.addEventListener('click', () => this.menu(b, e));
+      // Hovering or focusing an entry highlights its key in every chart.
+      const on = () => this.ws.highlight(e.key);
+      const off = () => this.ws.highlight(null);
+      b.addEventListener('mouseenter', on);
+      b.addEventListener('focus', on);
+      b.addEventListener('mouseleave', off);
+      b.addEventListener('blur', off);
       this.legend.append(el('li', {}, b));
     }
   }
@@ -309,6 +316,10 @@ export class Worksheet {
     if (!last) return;
     const xs = axis(last, WINDOW);
     for (const p of panels) p.redraw(xs);
+  }
+
+  highlight(key) {
+    this.panels.forEach((p) => { if (p.view && p.view.highlight) p.view.highlight(key); });
   }
 
   // drawn is what each panel draws now (for tests and debugging).
