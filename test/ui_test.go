@@ -15,6 +15,7 @@ import (
 
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 )
 
 // The web UI in real Chromium against a real agent tracing a real dd: a
@@ -55,7 +56,13 @@ func TestUI(t *testing.T) {
 	first := b.drawn("syscall.ops[execname]")
 	b.waitJS(fmt.Sprintf(`sondeUI.sheet.drawn("syscall.ops[execname]") !== %q`, first))
 
-	// Drill down: dd by name shows write.
+	// Drill down, from the keyboard: Enter on the dd's entry opens the
+	// menu with the focus on its first breakdown, Escape closes it and
+	// gives the focus back; then dd by name, which shows write.
+	b.run(chromedp.Focus(entry, chromedp.ByQuery), chromedp.KeyEvent("\r"))
+	b.waitJS(`document.activeElement.getAttribute("role") === "menuitem" && document.activeElement.closest(` + strconv.Quote(parent) + `) !== null`)
+	b.run(chromedp.KeyEvent(kb.Escape))
+	b.waitJS(`!document.querySelector(".menu") && document.activeElement.dataset.key === ` + strconv.Quote(name))
 	child := "syscall.ops[execname=" + name + "][name]"
 	b.run(chromedp.Click(entry, chromedp.ByQuery),
 		chromedp.Click(parent+` .menu button[data-breakdown="name"]`, chromedp.ByQuery))

@@ -99,13 +99,15 @@ class Panel {
     const sig = s.entries.map((e) => e.key).join('\u0000');
     if (sig === this.legendSig) return;
     this.legendSig = sig;
+    // The ranking changed: rebuild, keeping the keyboard's place.
+    const focused = this.legend.contains(document.activeElement) ? document.activeElement.dataset.key : null;
     clear(this.legend);
     for (const e of s.entries) {
       const label = e.other ? `other (${e.folded || 'folded'})` : e.key;
       const b = el('button', { type: 'button', class: 'entry', 'data-key': e.key, disabled: e.other || undefined,
         'aria-haspopup': e.other ? undefined : 'menu', title: e.other ? 'keys past the top ' + s.entries.length : 'drill down' },
       el('span', { class: 'swatch', style: 'background:' + e.color }), el('span', { class: 'key', text: label }), el('span', { class: 'value', text: '' }));
-      if (!e.other) b.addEventListener('click', () => this.menu(b, e));
+      if (!e.other) b.addEventListener('click', () => this.menu(e));
       // Hovering or focusing an entry highlights its key in every chart.
       const on = () => this.ws.highlight(e.key);
       const off = () => this.ws.highlight(null);
@@ -115,10 +117,18 @@ class Panel {
       b.addEventListener('blur', off);
       this.legend.append(el('li', {}, b));
     }
+    if (focused !== null) {
+      const b = this.entry(focused);
+      if (b) b.focus();
+    }
+  }
+
+  entry(key) {
+    return [...this.legend.querySelectorAll('.entry')].find((b) => b.dataset.key === key);
   }
 
   // menu offers the further breakdowns of a legend entry.
-  menu(anchor, entry) {
+  menu(entry) {
     closeMenus();
     const st = app.stats.get(this.ds.statistic);
     const used = new Set([...(this.ds.breakdowns || []), ...(this.ds.filters || []).map((f) => f.breakdown)]);
@@ -130,8 +140,15 @@ class Panel {
         onclick: () => { closeMenus(); this.ws.drill(this, entry.keys, b); } }));
     }
     if (!choices.length) m.append(el('div', { text: 'no further breakdown' }));
-    m.addEventListener('keydown', (ev) => { if (ev.key === 'Escape') { closeMenus(); anchor.focus(); } });
-    anchor.parentElement.append(m);
+    m.addEventListener('keydown', (ev) => {
+      if (ev.key === 'Escape') {
+        closeMenus();
+        const b = this.entry(entry.key);
+        if (b) b.focus();
+      }
+    });
+    // The menu lives beside the legend, which is rebuilt when the ranking changes.
+    this.legend.after(m);
     const first = m.querySelector('button');
     if (first) first.focus();
   }
