@@ -71,6 +71,17 @@ func TestUI(t *testing.T) {
 	b.waitJS(fmt.Sprintf(`document.querySelector(%q).previousElementSibling === document.querySelector(%q)`, childSel, parent))
 	checkAgentHas(t, s, child, `execname == "`+name+`"`)
 
+	// Hovering a chart shows the second under the cursor and its value.
+	var over []float64
+	b.run(chromedp.Evaluate(`(() => { const o = document.querySelector(`+strconv.Quote(childSel+" .u-over")+`);
+		o.scrollIntoView({block: "center"}); const r = o.getBoundingClientRect();
+		return [r.left + r.width * 0.75, r.top + r.height / 2]; })()`, &over))
+	b.run(chromedp.MouseEvent(input.MouseMoved, over[0], over[1]))
+	b.waitJS(`(() => { const p = sondeUI.sheet.panels.get(` + strconv.Quote(child) + `), u = p.view.u, i = u.cursor.idx;
+		return i !== null && i !== undefined && p.readout.textContent.startsWith(new Date(u.data[0][i] * 1000).toISOString().slice(11, 19)) &&
+			/ total \S+/.test(p.readout.textContent); })()`)
+	b.run(chromedp.MouseEvent(input.MouseMoved, 1, 1))
+
 	// A heat map of a distribution.
 	b.add("syscall.latency")
 	// Cells in at least five columns: a column a second, drawn live.
