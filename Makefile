@@ -3,13 +3,24 @@ GO      ?= go
 BIN     := bin/sonde
 PKGS    := ./...
 
-.PHONY: all build test unit e2e lint fmt bench clean fuzz
+.PHONY: all build ui test unit e2e lint fmt bench clean fuzz
 
 all: build
 
-build:
+build: ui
 	$(GO) build -trimpath -o $(BIN) ./cmd/sonde
 	$(GO) build -trimpath -o bin/sonded ./cmd/sonded
+
+# The web UI (ui/) is bundled by esbuild into internal/ui/dist, which
+# bin/sonded embeds: its npm packages come from ui/package-lock.json
+# (npm ci, again only when the lockfile changes).
+NPM     ?= npm
+ui: ui/node_modules/.installed
+	cd ui && $(NPM) run --silent build
+
+ui/node_modules/.installed: ui/package.json ui/package-lock.json
+	cd ui && $(NPM) ci --no-audit --no-fund
+	touch $@
 
 # Packages whose tests need root (their TestMain is testenv.Root): the
 # kernel, tracefs, other processes. The rest need no privilege.
@@ -23,6 +34,7 @@ test: build unit e2e
 unit:
 	$(GO) vet $(PKGS)
 	$(GO) test -count=1 $(UNPRIV)
+	cd ui && $(NPM) test --silent
 
 e2e: build
 	$(GO) test -count=1 $(PRIV) ./test/
@@ -50,4 +62,5 @@ bench: build
 	$(GO) run ./bench/agent -write
 
 clean:
-	rm -rf bin
+	rm -rf bin ui/node_modules
+	find internal/ui/dist -type f ! -name README -delete

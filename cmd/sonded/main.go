@@ -6,7 +6,8 @@
 //	       [--tls-cert F --tls-key F] [--tokens F] [--users F]
 //
 // On a loopback address no credentials are needed; on any other, a
-// bearer token or a user's password is (see docs/analytics.md).
+// bearer token or a user's password is (see docs/analytics.md). The web UI
+// is served at / (docs/analytics.md, "The web UI").
 package main
 
 import (
@@ -30,6 +31,7 @@ import (
 	"github.com/sonde-trace/sonde/internal/promexp"
 	"github.com/sonde-trace/sonde/internal/stats"
 	"github.com/sonde-trace/sonde/internal/store"
+	"github.com/sonde-trace/sonde/internal/ui"
 )
 
 // Version is set at build time.
@@ -135,9 +137,11 @@ func serve(c *config, stderr io.Writer) error {
 	}
 	a.SetObserver(alerts)
 	hopts.Logf = logger.Printf
-	h := api.New(a, hopts).Mount(map[string]http.Handler{
+	apiH := api.New(a, hopts)
+	h := apiH.Mount(map[string]http.Handler{
 		alert.Prefix: alerts.Handler(),
 		"/metrics":   promexp.Handler(promexp.New(a, nil)),
+		"/":          ui.WithAPI(apiH), // the web UI, and the analytics API under its prefix
 	})
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -68,14 +68,21 @@ func tlsConfig(certFile, keyFile string) (*tls.Config, error) {
 
 // Mount serves the requests of each route — its path, and the paths under
 // it — with its handler behind the API's Guard (sonded's alert service at
-// /api/alert/v1, its /metrics), and every other request with the API.
+// /api/alert/v1, its /metrics), and every other request with the API, or
+// with the route "/" when given: a handler that serves the API itself
+// among its own paths and guards what it adds (ui.WithAPI).
 func (h *Handler) Mount(routes map[string]http.Handler) http.Handler {
 	mux := http.NewServeMux()
+	var rest http.Handler = h
 	for prefix, next := range routes {
+		if prefix == "/" {
+			rest = next
+			continue
+		}
 		guarded := h.Guard(next)
 		mux.Handle(prefix, guarded)
 		mux.Handle(prefix+"/", guarded)
 	}
-	mux.Handle("/", h)
+	mux.Handle("/", rest)
 	return mux
 }
