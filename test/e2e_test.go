@@ -45,6 +45,7 @@ func TestMain(m *testing.M) {
 	for _, cmd := range []string{"sonde", "sonded"} {
 		build := exec.Command("go", "build", "-o", filepath.Join(root, "bin", cmd), "./cmd/"+cmd)
 		build.Dir = root
+		build.Env = append(os.Environ(), "CGO_ENABLED=0") // as make build
 		if out, err := build.CombinedOutput(); err != nil {
 			os.Stderr.Write(out)
 			os.Exit(1)
