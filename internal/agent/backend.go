@@ -81,6 +81,17 @@ func (a *Agent) lookup(name string) *dataset {
 	return nil
 }
 
+// lockDataset locks a.mu and finds a dataset by name: with the lock held
+// when it is found, released when not (a 404).
+func (a *Agent) lockDataset(name string) (*dataset, error) {
+	a.mu.Lock()
+	if ds := a.lookup(name); ds != nil {
+		return ds, nil
+	}
+	a.mu.Unlock()
+	return nil, notFound("dataset", name)
+}
+
 // Dataset describes one dataset.
 func (a *Agent) Dataset(name string) (analytics.Dataset, error) {
 	a.mu.Lock()
@@ -182,11 +193,9 @@ func (a *Agent) SetState(name string, state analytics.State) (analytics.Dataset,
 	}
 	a.createMu.Lock()
 	defer a.createMu.Unlock()
-	a.mu.Lock()
-	ds := a.lookup(name)
-	if ds == nil {
-		a.mu.Unlock()
-		return analytics.Dataset{}, notFound("dataset", name)
+	ds, err := a.lockDataset(name)
+	if err != nil {
+		return analytics.Dataset{}, err
 	}
 	from := ds.info.State
 	resume := ds.coll == nil && state != analytics.Suspended
@@ -236,11 +245,9 @@ func (a *Agent) SetState(name string, state analytics.State) (analytics.Dataset,
 func (a *Agent) SetExport(name string, export bool) (analytics.Dataset, error) {
 	a.createMu.Lock()
 	defer a.createMu.Unlock()
-	a.mu.Lock()
-	ds := a.lookup(name)
-	if ds == nil {
-		a.mu.Unlock()
-		return analytics.Dataset{}, notFound("dataset", name)
+	ds, err := a.lockDataset(name)
+	if err != nil {
+		return analytics.Dataset{}, err
 	}
 	if ds.info.Export == export {
 		defer a.mu.Unlock()
@@ -310,16 +317,14 @@ func transition(from, to analytics.State, resume bool) string {
 func (a *Agent) Destroy(name string) error {
 	a.createMu.Lock()
 	defer a.createMu.Unlock()
-	a.mu.Lock()
-	ds := a.lookup(name)
-	if ds == nil {
-		a.mu.Unlock()
-		return notFound("dataset", name)
+	ds, err := a.lockDataset(name)
+	if err != nil {
+		return err
 	}
 	delete(a.sets, ds.info.Name)
 	c := ds.coll
 	ds.coll = nil
-	err := a.st.Delete(ds.info.Name)
+	err = a.st.Delete(ds.info.Name)
 	if e := a.st.DeleteMeta(keyDataset + ds.info.Name); err == nil {
 		err = e
 	}
@@ -349,12 +354,10 @@ func (a *Agent) Data(ctx context.Context, name string, start time.Time, n int, g
 	if n <= 0 {
 		return nil, &analytics.Error{Status: http.StatusBadRequest, Message: fmt.Sprintf("%d intervals asked: at least one", n)}
 	}
-	w := width(g)
-	a.mu.Lock()
-	ds := a.lookup(name)
-	if ds == nil {
-		a.mu.Unlock()
-		return nil, notFound("dataset", name)
+	w := g.Width()
+	ds, err := a.lockDataset(name)
+	if err != nil {
+		return nil, err
 	}
 	if wait {
 		target := a.now().Truncate(time.Second).Add(time.Second)

@@ -93,22 +93,11 @@ func merge(a, b []analytics.Row) []analytics.Row {
 	return out
 }
 
-// width is the length of an interval of granularity g.
-func width(g analytics.Granularity) time.Duration {
-	switch g {
-	case analytics.PerMinute:
-		return time.Minute
-	case analytics.PerHour:
-		return time.Hour
-	}
-	return time.Second
-}
-
 // rollup sums seconds (in time order) into intervals of granularity g, as
 // the store's coarser tiers do: counters and buckets summed, Samples the
 // seconds each interval holds.
 func rollup(secs []analytics.Second, g analytics.Granularity) []analytics.Second {
-	w := width(g)
+	w := g.Width()
 	if w == time.Second {
 		return secs
 	}

@@ -156,6 +156,18 @@ const (
 	PerHour   Granularity = "hour"
 )
 
+// Width is the length of an interval of the tier: a second, a minute or
+// an hour (a second for an unknown granularity).
+func (g Granularity) Width() time.Duration {
+	switch g {
+	case PerMinute:
+		return time.Minute
+	case PerHour:
+		return time.Hour
+	}
+	return time.Second
+}
+
 // Event is something the agent did or saw: a dataset created,
 // suspended, auto-suspended for its cost, a corrupt chunk skipped...
 type Event struct {

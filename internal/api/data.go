@@ -34,17 +34,6 @@ func ParseTime(s string) (time.Time, error) {
 	return time.Time{}, errorf(http.StatusBadRequest, "bad time %q: want YYYYMMDDTHH:MM:SS (UTC) or ISO 8601 (2006-01-02T15:04:05Z)", s)
 }
 
-// step is the length of a granularity's interval.
-func step(g analytics.Granularity) time.Duration {
-	switch g {
-	case analytics.PerMinute:
-		return time.Minute
-	case analytics.PerHour:
-		return time.Hour
-	}
-	return time.Second
-}
-
 // granularity reads the granularity parameter (default second).
 func granularity(q url.Values) (analytics.Granularity, error) {
 	switch g := analytics.Granularity(q.Get("granularity")); g {
@@ -76,7 +65,7 @@ func (h *Handler) parseDataQuery(q url.Values) (dataQuery, error) {
 	if err != nil {
 		return dataQuery{}, err
 	}
-	st := step(g)
+	st := g.Width()
 	secs := int64(st / time.Second)
 	if s := q.Get("seconds"); s != "" {
 		secs, err = strconv.ParseInt(s, 10, 64)
@@ -188,7 +177,7 @@ func (h *Handler) readData(w http.ResponseWriter, r *http.Request, name string) 
 // showInterval makes the API's view of one interval of a dataset with
 // nbreak breakdowns.
 func showInterval(s analytics.Second, g analytics.Granularity, nbreak int) intervalJSON {
-	per := int64(step(g) / time.Second)
+	per := int64(g.Width() / time.Second)
 	iv := intervalJSON{Sample: s.Time.Unix() / per, StartTime: s.Time.UTC().Format(ApplianceTime), Samples: s.Samples}
 	var all [][]analytics.Bucket
 	keys := []keyJSON{}

@@ -85,13 +85,21 @@ func (inv *invocation) unexport(args []string) error {
 	return inv.put(args[0], "export", false)
 }
 
-// put sets one boolean of a dataset (suspended, export) and prints it.
-func (inv *invocation) put(name, field string, on bool) error {
+// dataset connects to the agent and finds a dataset named by its name or
+// its dataset-NNN id.
+func (inv *invocation) dataset(arg string) (*client, string, error) {
 	c, err := inv.client()
 	if err != nil {
-		return err
+		return nil, "", err
 	}
-	if name, err = c.resolve(name); err != nil {
+	name, err := c.resolve(arg)
+	return c, name, err
+}
+
+// put sets one boolean of a dataset (suspended, export) and prints it.
+func (inv *invocation) put(name, field string, on bool) error {
+	c, name, err := inv.dataset(name)
+	if err != nil {
 		return err
 	}
 	var out struct{ Dataset dataset }
@@ -104,11 +112,7 @@ func (inv *invocation) put(name, field string, on bool) error {
 
 // destroy destroys a dataset.
 func (inv *invocation) destroy(args []string) error {
-	c, err := inv.client()
-	if err != nil {
-		return err
-	}
-	name, err := c.resolve(args[0])
+	c, name, err := inv.dataset(args[0])
 	if err != nil {
 		return err
 	}
@@ -231,11 +235,7 @@ func (inv *invocation) drill(args []string) error {
 	if inv.by == "" {
 		return fmt.Errorf("drill needs -by BREAKDOWN")
 	}
-	c, err := inv.client()
-	if err != nil {
-		return err
-	}
-	name, err := c.resolve(args[0])
+	c, name, err := inv.dataset(args[0])
 	if err != nil {
 		return err
 	}

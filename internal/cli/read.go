@@ -47,11 +47,7 @@ func (inv *invocation) read(args []string) error {
 	default:
 		return fmt.Errorf("bad -o %q: want table, csv or json", inv.output)
 	}
-	c, err := inv.client()
-	if err != nil {
-		return err
-	}
-	name, err := c.resolve(args[0])
+	c, name, err := inv.dataset(args[0])
 	if err != nil {
 		return err
 	}

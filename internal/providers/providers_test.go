@@ -1,51 +1,24 @@
 package providers
 
 import (
-	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
 
 	"github.com/sonde-trace/sonde/internal/provider"
+	"github.com/sonde-trace/sonde/internal/runtime/runtimetest"
 )
-
-// start runs a command for the length of the test and returns its pid.
-func start(t *testing.T, argv ...string) int {
-	t.Helper()
-	cmd := exec.Command(argv[0], argv[1:]...)
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("%s: %v", argv[0], err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	})
-	// the probes are in libc: wait until exec is done and it is mapped
-	deadline := time.Now().Add(time.Minute)
-	for {
-		maps, _ := os.ReadFile("/proc/" + strconv.Itoa(cmd.Process.Pid) + "/maps")
-		if execMapped(string(maps), "libc.so") {
-			return cmd.Process.Pid
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s never mapped libc", argv[0])
-		}
-		time.Sleep(time.Millisecond)
-	}
-}
 
 // everything matches every description that lists probes without creating
 // any: all of the registry's fixed providers, profile's standard probes,
 // a process's pid probes and its USDT probes.
 func everything(t *testing.T, r *Registry) []*provider.Probe {
 	t.Helper()
-	sleeper := strconv.Itoa(start(t, "sleep", "1000"))
-	python := strconv.Itoa(start(t, "/usr/bin/python3", "-c", "import time; time.sleep(1000)"))
+	sleeper := strconv.Itoa(runtimetest.Spawn(t, "libc.so", "sleep", "1000"))
+	python := strconv.Itoa(runtimetest.Spawn(t, "libc.so", "/usr/bin/python3", "-c", "import time; time.sleep(1000)"))
 	var out []*provider.Probe
 	for _, d := range []provider.Desc{
 		{},
@@ -313,16 +286,4 @@ func TestTypeArgs(t *testing.T) {
 	if _, ok := sw.Record.Member("prev_comm"); !ok {
 		t.Errorf("sched_switch record has no prev_comm: %v", sw.Record.Members)
 	}
-}
-
-// execMapped reports whether an executable mapping of a file whose name
-// contains name is in maps (ld.so maps a library, then its text).
-func execMapped(maps, name string) bool {
-	for _, line := range strings.Split(maps, "\n") {
-		f := strings.Fields(line)
-		if len(f) >= 6 && strings.Contains(f[1], "x") && strings.Contains(f[5], name) {
-			return true
-		}
-	}
-	return false
 }

@@ -221,17 +221,14 @@ func (r *reader) uvarint() uint64 {
 	return v
 }
 
+// varint is a zig-zag varint, as binary.Varint reads it.
 func (r *reader) varint() int64 {
-	if r.err != nil {
-		return 0
+	ux := r.uvarint()
+	x := int64(ux >> 1)
+	if ux&1 != 0 {
+		x = ^x
 	}
-	v, n := binary.Varint(r.b)
-	if n <= 0 {
-		r.err = errCorrupt
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
+	return x
 }
 
 // count reads a length that must not exceed the bytes left (every element

@@ -198,16 +198,6 @@ func (f *Fake) Destroy(name string) error {
 	return nil
 }
 
-func step(g analytics.Granularity) time.Duration {
-	switch g {
-	case analytics.PerMinute:
-		return time.Minute
-	case analytics.PerHour:
-		return time.Hour
-	}
-	return time.Second
-}
-
 // Put stores intervals of a dataset (in time order) without moving the
 // clock.
 func (f *Fake) Put(name string, g analytics.Granularity, secs ...analytics.Second) {
@@ -237,7 +227,7 @@ func (f *Fake) Data(ctx context.Context, name string, start time.Time, n int, g 
 	f.mu.Lock()
 	f.record("Data(%s, %s, %d, %s, %v)", name, start.UTC().Format(time.RFC3339), n, g, wait)
 	f.mu.Unlock()
-	end := start.Add(time.Duration(n) * step(g))
+	end := start.Add(time.Duration(n) * g.Width())
 	for signalled := false; ; {
 		f.mu.Lock()
 		if _, ok := f.sets[name]; !ok {
@@ -268,7 +258,7 @@ func (f *Fake) window(name string, start time.Time, n int, g analytics.Granulari
 	if start.IsZero() {
 		return slices.Clone(all[max(0, len(all)-n):])
 	}
-	end := start.Add(time.Duration(n) * step(g))
+	end := start.Add(time.Duration(n) * g.Width())
 	var out []analytics.Second
 	for _, s := range all {
 		if !s.Time.Before(start) && s.Time.Before(end) {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"github.com/sonde-trace/sonde/internal/runtime/runtimetest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,38 +12,12 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/sonde-trace/sonde/internal/provider"
 	"github.com/sonde-trace/sonde/internal/sym"
 )
 
 const libc = "/lib/x86_64-linux-gnu/libc.so.6"
-
-// spawn starts argv and waits until the process maps an object whose
-// path ends in mapped; it is killed at the end of the test.
-func spawn(t *testing.T, mapped string, argv ...string) int {
-	t.Helper()
-	cmd := exec.Command(argv[0], argv[1:]...)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	})
-	pid := cmd.Process.Pid
-	for {
-		maps, err := os.ReadFile(fmt.Sprintf("/proc/%d/maps", pid))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if bytes.Contains(maps, []byte(mapped+"\n")) {
-			return pid
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
 
 // objdumpInsn is an instruction as objdump -d shows it.
 type objdumpInsn struct {
@@ -108,7 +83,7 @@ func TestOffsetAVX2(t *testing.T) {
 	}
 	t.Logf("__memchr_avx2+%#x: vzeroupper; +%#x: %s (%d bytes)", vz.off, next.off, next.text, next.len)
 
-	pid := spawn(t, libc, "sleep", "1000")
+	pid := runtimetest.Spawn(t, libc, "sleep", "1000")
 	p := &Provider{}
 	probe := func(off uint64) ([]*provider.Probe, error) {
 		return p.Probes(provider.Desc{Provider: "pid" + strconv.Itoa(pid), Module: "libc.so.6", Function: "__memchr_avx2", Name: strconv.FormatUint(off, 16)})
@@ -160,7 +135,7 @@ func TestUncertain(t *testing.T) {
 	if out, err := exec.Command("gcc", "-O2", "-o", bin, src).CombinedOutput(); err != nil {
 		t.Fatalf("gcc: %v\n%s", err, out)
 	}
-	pid := spawn(t, bin, bin)
+	pid := runtimetest.Spawn(t, bin, bin)
 	var warn bytes.Buffer
 	p := &Provider{Warn: &warn}
 	desc := func(fn, name string) provider.Desc {

@@ -3,7 +3,6 @@ package pid_test
 import (
 	"debug/elf"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -13,31 +12,6 @@ import (
 	"github.com/sonde-trace/sonde/internal/provider/pid"
 	"github.com/sonde-trace/sonde/internal/runtime/runtimetest"
 )
-
-// start runs a command for the length of the test and returns its pid.
-func start(t *testing.T, argv ...string) int {
-	t.Helper()
-	cmd := exec.Command(argv[0], argv[1:]...)
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("%s: %v", argv[0], err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	})
-	// wait until the process maps its libraries (exec is done)
-	deadline := time.Now().Add(time.Minute)
-	for {
-		maps, _ := os.ReadFile("/proc/" + strconv.Itoa(cmd.Process.Pid) + "/maps")
-		if execMapped(string(maps), "libc.so") {
-			return cmd.Process.Pid
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s never mapped libc", argv[0])
-		}
-		time.Sleep(time.Millisecond)
-	}
-}
 
 func TestServes(t *testing.T) {
 	p := &pid.Provider{}
@@ -95,7 +69,7 @@ func fileOffset(t *testing.T, path, sym string) (uint64, uint64) {
 }
 
 func TestProbes(t *testing.T) {
-	n := start(t, "sleep", "1000")
+	n := runtimetest.Spawn(t, "libc.so", "sleep", "1000")
 	prov := "pid" + strconv.Itoa(n)
 	p := &pid.Provider{}
 	ps := probes(t, p, provider.Desc{Provider: prov, Function: "malloc"})
@@ -161,7 +135,7 @@ func TestProbes(t *testing.T) {
 	if len(all) < 1000 {
 		t.Errorf("%s:libc.so.6:: has %d probes", prov, len(all))
 	}
-	py := "pid" + strconv.Itoa(start(t, "/usr/bin/python3", "-c", "import time; time.sleep(1000)"))
+	py := "pid" + strconv.Itoa(runtimetest.Spawn(t, "libc.so", "/usr/bin/python3", "-c", "import time; time.sleep(1000)"))
 	if ps := probes(t, p, provider.Desc{Provider: py, Module: "a.out", Function: "Py_Initialize", Name: "entry"}); len(ps) != 1 || !strings.HasPrefix(ps[0].Module, "python3") {
 		t.Errorf("%s:a.out:Py_Initialize:entry: %v, want the function of the main executable, python3.x", py, ps)
 	}
@@ -174,7 +148,7 @@ func TestProbes(t *testing.T) {
 // entry, the return site and value at return; the guard lets through only
 // the probes a clause enables.
 func TestFire(t *testing.T) {
-	n := start(t, "/usr/bin/python3", "-c", "import time\nwhile True: time.sleep(0.0005)")
+	n := runtimetest.Spawn(t, "libc.so", "/usr/bin/python3", "-c", "import time\nwhile True: time.sleep(0.0005)")
 	prov := "pid" + strconv.Itoa(n)
 	p := &pid.Provider{}
 	sleep := probes(t, p, provider.Desc{Provider: prov, Module: "libc.so.6", Function: "clock_nanosleep"})
@@ -213,16 +187,4 @@ func TestFire(t *testing.T) {
 			}
 		}
 	}
-}
-
-// execMapped reports whether an executable mapping of a file whose name
-// contains name is in maps (ld.so maps a library, then its text).
-func execMapped(maps, name string) bool {
-	for _, line := range strings.Split(maps, "\n") {
-		f := strings.Fields(line)
-		if len(f) >= 6 && strings.Contains(f[1], "x") && strings.Contains(f[5], name) {
-			return true
-		}
-	}
-	return false
 }

@@ -15,31 +15,6 @@ import (
 	"github.com/sonde-trace/sonde/internal/runtime/runtimetest"
 )
 
-// start runs a command for the length of the test and returns its pid
-// once it has mapped what marker names.
-func run(t *testing.T, marker string, argv ...string) int {
-	t.Helper()
-	cmd := exec.Command(argv[0], argv[1:]...)
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("%s: %v", argv[0], err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	})
-	deadline := time.Now().Add(time.Minute)
-	for {
-		maps, _ := os.ReadFile("/proc/" + strconv.Itoa(cmd.Process.Pid) + "/maps")
-		if strings.Contains(string(maps), marker) {
-			return cmd.Process.Pid
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s never mapped %s", argv[0], marker)
-		}
-		time.Sleep(time.Millisecond)
-	}
-}
-
 // The family: a provider name ending in a process ID (python$target once
 // the macro is expanded), or a glob other than *; never pid<N>.
 func TestServes(t *testing.T) {
@@ -59,7 +34,7 @@ func TestServes(t *testing.T) {
 }
 
 func TestPythonProbes(t *testing.T) {
-	n := run(t, "python3", "/usr/bin/python3", "-c", "import time; time.sleep(1000)")
+	n := runtimetest.Spawn(t, "python3", "/usr/bin/python3", "-c", "import time; time.sleep(1000)")
 	prov := "python" + strconv.Itoa(n)
 	p := &usdtprov.Provider{}
 	ps, err := p.Probes(provider.Desc{Provider: prov})
@@ -130,7 +105,7 @@ func TestErrors(t *testing.T) {
 	if out, err := exec.Command("gcc", "-static", "-nostdlib", "-o", bin, src).CombinedOutput(); err != nil {
 		t.Fatalf("gcc: %v\n%s", err, out)
 	}
-	n := run(t, "bare", bin)
+	n := runtimetest.Spawn(t, "bare", bin)
 	_, err := p.Probes(provider.Desc{Provider: "bare" + strconv.Itoa(n)})
 	if !errors.Is(err, provider.ErrNoProbes) || !strings.Contains(err.Error(), "has no USDT probes") {
 		t.Errorf("a process without USDT probes: %v, want ErrNoProbes", err)
@@ -140,7 +115,7 @@ func TestErrors(t *testing.T) {
 // Attached with its semaphore set: gc.collect() fires gc-start with the
 // generation it collects, 2, read from the note's argument specification.
 func TestFire(t *testing.T) {
-	n := run(t, "python3", "/usr/bin/python3", "-c", "import gc, time\nwhile True:\n    gc.collect()\n    time.sleep(0.001)")
+	n := runtimetest.Spawn(t, "python3", "/usr/bin/python3", "-c", "import gc, time\nwhile True:\n    gc.collect()\n    time.sleep(0.001)")
 	p := &usdtprov.Provider{}
 	ps, err := p.Probes(provider.Desc{Provider: "python" + strconv.Itoa(n), Name: "gc-*"})
 	if err != nil || len(ps) != 2 {
