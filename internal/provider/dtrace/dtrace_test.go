@@ -6,17 +6,9 @@ import (
 
 	"github.com/sonde-trace/sonde/internal/provider"
 	"github.com/sonde-trace/sonde/internal/provider/dtrace"
+	"github.com/sonde-trace/sonde/internal/provider/providertest"
 	"github.com/sonde-trace/sonde/internal/runtime/runtimetest"
 )
-
-func probes(t *testing.T, d provider.Desc) []*provider.Probe {
-	t.Helper()
-	ps, err := dtrace.Provider{}.Probes(d)
-	if err != nil {
-		t.Fatalf("%s: %v", d, err)
-	}
-	return ps
-}
 
 func TestMatch(t *testing.T) {
 	for _, c := range []struct {
@@ -34,7 +26,7 @@ func TestMatch(t *testing.T) {
 		{provider.Desc{Function: "main", Name: "BEGIN"}, ""},
 	} {
 		var got []string
-		for _, p := range probes(t, c.d) {
+		for _, p := range providertest.Probes(t, dtrace.Provider{}, c.d) {
 			got = append(got, p.Name)
 		}
 		if strings.Join(got, " ") != c.want {
@@ -46,7 +38,7 @@ func TestMatch(t *testing.T) {
 // Local IDs 0, 1, 2 (global 1, 2, 3), each its own run hook; ERROR's
 // arguments are DTrace's.
 func TestProbes(t *testing.T) {
-	ps := probes(t, provider.Desc{})
+	ps := providertest.Probes(t, dtrace.Provider{}, provider.Desc{})
 	for i, p := range ps {
 		if p.ID != uint32(i) || p.ID >= dtrace.NumLocal() {
 			t.Errorf("%s: local ID %d, want %d (< %d)", p.FullName(), p.ID, i, dtrace.NumLocal())
@@ -74,7 +66,7 @@ func TestPrologueRun(t *testing.T) {
 	for i := range all.Args {
 		all.Args[i] = true
 	}
-	ps := probes(t, provider.Desc{})
+	ps := providertest.Probes(t, dtrace.Provider{}, provider.Desc{})
 	in := []uint64{0, 7, 2, 0xffffffffffffffff, 1, 0xdead}
 	for _, p := range ps {
 		l := runtimetest.Load(t, runtimetest.Spec{Provider: dtrace.Provider{}, Hook: p.Hook, Probes: []*provider.Probe{p}, Needs: all})

@@ -13,17 +13,9 @@ import (
 
 	"github.com/sonde-trace/sonde/internal/provider"
 	"github.com/sonde-trace/sonde/internal/provider/io"
+	"github.com/sonde-trace/sonde/internal/provider/providertest"
 	"github.com/sonde-trace/sonde/internal/runtime/runtimetest"
 )
-
-func probes(t *testing.T, d provider.Desc) []*provider.Probe {
-	t.Helper()
-	ps, err := io.Provider{}.Probes(d)
-	if err != nil {
-		t.Fatalf("%s: %v", d, err)
-	}
-	return ps
-}
 
 func TestMatch(t *testing.T) {
 	for _, c := range []struct {
@@ -38,14 +30,14 @@ func TestMatch(t *testing.T) {
 		{provider.Desc{Provider: "io", Module: "sd0", Name: "start"}, ""},
 	} {
 		var got []string
-		for _, p := range probes(t, c.d) {
+		for _, p := range providertest.Probes(t, io.Provider{}, c.d) {
 			got = append(got, p.FullName())
 		}
 		if strings.Join(got, " ") != c.want {
 			t.Errorf("%s: %q, want %q", c.d, got, c.want)
 		}
 	}
-	for i, p := range probes(t, provider.Desc{}) {
+	for i, p := range providertest.Probes(t, io.Provider{}, provider.Desc{}) {
 		if p.ID != uint32(i) || p.ID >= io.NumLocal() {
 			t.Errorf("%s: local ID %d outside [0, %d)", p.FullName(), p.ID, io.NumLocal())
 		}
@@ -80,7 +72,7 @@ func m(t *testing.T, s *provider.Struct, name string) *provider.Member {
 // our thread with the request's size, direction and device; done
 // completes the same block.
 func TestFire(t *testing.T) {
-	start, done := probes(t, provider.Desc{Name: "start"})[0], probes(t, provider.Desc{Name: "done"})[0]
+	start, done := providertest.Probes(t, io.Provider{}, provider.Desc{Name: "start"})[0], providertest.Probes(t, io.Provider{}, provider.Desc{Name: "done"})[0]
 	for _, n := range []provider.Needs{{}, needs} {
 		runtimetest.Load(t, runtimetest.Spec{Provider: io.Provider{}, Hook: start.Hook, Probes: []*provider.Probe{start}, Needs: n})
 	}

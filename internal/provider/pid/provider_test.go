@@ -10,6 +10,7 @@ import (
 
 	"github.com/sonde-trace/sonde/internal/provider"
 	"github.com/sonde-trace/sonde/internal/provider/pid"
+	"github.com/sonde-trace/sonde/internal/provider/providertest"
 	"github.com/sonde-trace/sonde/internal/runtime/runtimetest"
 )
 
@@ -30,15 +31,6 @@ func TestServes(t *testing.T) {
 	if ps, err := p.Probes(provider.Desc{Provider: "pid", Name: "entry"}); ps != nil || err != nil {
 		t.Errorf("pid:::entry: %v, %v", ps, err)
 	}
-}
-
-func probes(t *testing.T, p *pid.Provider, d provider.Desc) []*provider.Probe {
-	t.Helper()
-	ps, err := p.Probes(d)
-	if err != nil {
-		t.Fatalf("%s: %v", d, err)
-	}
-	return ps
 }
 
 // fileOffset reads the file offset of the function sym in the ELF file
@@ -72,7 +64,7 @@ func TestProbes(t *testing.T) {
 	n := runtimetest.Spawn(t, "libc.so", "sleep", "1000")
 	prov := "pid" + strconv.Itoa(n)
 	p := &pid.Provider{}
-	ps := probes(t, p, provider.Desc{Provider: prov, Function: "malloc"})
+	ps := providertest.Probes(t, p, provider.Desc{Provider: prov, Function: "malloc"})
 	if len(ps) != 2 || ps[0].Name != "entry" || ps[1].Name != "return" {
 		t.Fatalf("%s::malloc: %v", prov, ps)
 	}
@@ -109,7 +101,7 @@ func TestProbes(t *testing.T) {
 		}
 	}
 	// offset probes: hexadecimal names, on instruction boundaries only
-	o := probes(t, p, provider.Desc{Provider: prov, Function: "malloc", Name: "0"})
+	o := providertest.Probes(t, p, provider.Desc{Provider: prov, Function: "malloc", Name: "0"})
 	if len(o) != 1 || o[0].Name != "0" || o[0].Sites[0].Offset != off || o[0].Hook.Name != "offset" {
 		t.Errorf("malloc:0: %+v", o)
 	}
@@ -117,11 +109,11 @@ func TestProbes(t *testing.T) {
 		t.Errorf("malloc:1 (inside malloc's first instruction): %v", err)
 	}
 	// the same probe keeps its ID; IDs are distinct and in range
-	again := probes(t, p, provider.Desc{Provider: prov, Module: "libc.so.6", Function: "malloc", Name: "entry"})
+	again := providertest.Probes(t, p, provider.Desc{Provider: prov, Module: "libc.so.6", Function: "malloc", Name: "entry"})
 	if len(again) != 1 || again[0].ID != entry.ID {
 		t.Errorf("malloc:entry again: %+v (ID %d before)", again, entry.ID)
 	}
-	all := probes(t, p, provider.Desc{Provider: prov, Module: "libc.so.6"})
+	all := providertest.Probes(t, p, provider.Desc{Provider: prov, Module: "libc.so.6"})
 	seen := map[uint32]string{}
 	for _, q := range all {
 		if q.ID >= pid.MaxProbes {
@@ -136,7 +128,7 @@ func TestProbes(t *testing.T) {
 		t.Errorf("%s:libc.so.6:: has %d probes", prov, len(all))
 	}
 	py := "pid" + strconv.Itoa(runtimetest.Spawn(t, "libc.so", "/usr/bin/python3", "-c", "import time; time.sleep(1000)"))
-	if ps := probes(t, p, provider.Desc{Provider: py, Module: "a.out", Function: "Py_Initialize", Name: "entry"}); len(ps) != 1 || !strings.HasPrefix(ps[0].Module, "python3") {
+	if ps := providertest.Probes(t, p, provider.Desc{Provider: py, Module: "a.out", Function: "Py_Initialize", Name: "entry"}); len(ps) != 1 || !strings.HasPrefix(ps[0].Module, "python3") {
 		t.Errorf("%s:a.out:Py_Initialize:entry: %v, want the function of the main executable, python3.x", py, ps)
 	}
 	if _, err := p.Probes(provider.Desc{Provider: "pid999999999", Name: "entry"}); err == nil || !strings.Contains(err.Error(), "no such process") {
@@ -151,8 +143,8 @@ func TestFire(t *testing.T) {
 	n := runtimetest.Spawn(t, "libc.so", "/usr/bin/python3", "-c", "import time\nwhile True: time.sleep(0.0005)")
 	prov := "pid" + strconv.Itoa(n)
 	p := &pid.Provider{}
-	sleep := probes(t, p, provider.Desc{Provider: prov, Module: "libc.so.6", Function: "clock_nanosleep"})
-	now := probes(t, p, provider.Desc{Provider: prov, Module: "libc.so.6", Function: "clock_gettime", Name: "entry"})
+	sleep := providertest.Probes(t, p, provider.Desc{Provider: prov, Module: "libc.so.6", Function: "clock_nanosleep"})
+	now := providertest.Probes(t, p, provider.Desc{Provider: prov, Module: "libc.so.6", Function: "clock_gettime", Name: "entry"})
 	if len(sleep) != 2 || len(now) != 1 {
 		t.Fatalf("clock_nanosleep: %d probes, clock_gettime:entry %d", len(sleep), len(now))
 	}

@@ -10,26 +10,9 @@ import (
 
 	"github.com/sonde-trace/sonde/internal/provider"
 	"github.com/sonde-trace/sonde/internal/provider/proc"
+	"github.com/sonde-trace/sonde/internal/provider/providertest"
 	"github.com/sonde-trace/sonde/internal/runtime/runtimetest"
 )
-
-func probes(t *testing.T, d provider.Desc) []*provider.Probe {
-	t.Helper()
-	ps, err := proc.Provider{}.Probes(d)
-	if err != nil {
-		t.Fatalf("%s: %v", d, err)
-	}
-	return ps
-}
-
-func one(t *testing.T, name string) *provider.Probe {
-	t.Helper()
-	ps := probes(t, provider.Desc{Provider: "proc", Name: name})
-	if len(ps) != 1 {
-		t.Fatalf("proc:::%s: %d probes", name, len(ps))
-	}
-	return ps[0]
-}
 
 func TestMatch(t *testing.T) {
 	for _, c := range []struct {
@@ -51,7 +34,7 @@ func TestMatch(t *testing.T) {
 		{provider.Desc{Provider: "sched", Name: "exit"}, ""},
 	} {
 		var got []string
-		for _, p := range probes(t, c.d) {
+		for _, p := range providertest.Probes(t, proc.Provider{}, c.d) {
 			got = append(got, p.FullName())
 		}
 		if strings.Join(got, " ") != c.want {
@@ -59,7 +42,7 @@ func TestMatch(t *testing.T) {
 		}
 	}
 	seen := map[uint32]bool{}
-	for _, p := range probes(t, provider.Desc{}) {
+	for _, p := range providertest.Probes(t, proc.Provider{}, provider.Desc{}) {
 		if p.ID >= proc.NumLocal() || seen[p.ID] {
 			t.Errorf("%s: local ID %d repeated or outside [0, %d)", p.FullName(), p.ID, proc.NumLocal())
 		}
@@ -81,7 +64,7 @@ func TestArgTypes(t *testing.T) {
 		{"signal-handle", "int, siginfo_t *, void (*)(void)"},
 	} {
 		var got []string
-		for _, a := range one(t, c.name).Args {
+		for _, a := range providertest.One(t, proc.Provider{}, c.name).Args {
 			ty := a.Type
 			if a.XType != "" {
 				ty = a.XType
@@ -100,7 +83,7 @@ func TestArgTypes(t *testing.T) {
 var needs = provider.Needs{Args: [10]bool{true, true, true}}
 
 func TestProloguesLoad(t *testing.T) {
-	for _, p := range probes(t, provider.Desc{}) {
+	for _, p := range providertest.Probes(t, proc.Provider{}, provider.Desc{}) {
 		for _, n := range []provider.Needs{{}, needs} {
 			runtimetest.Load(t, runtimetest.Spec{Provider: proc.Provider{}, Hook: p.Hook, Probes: []*provider.Probe{p}, Needs: n})
 		}
@@ -120,7 +103,7 @@ os._exit(3)
 // provider documents.
 func TestFire(t *testing.T) {
 	ls := map[string]*runtimetest.Loaded{}
-	for _, p := range probes(t, provider.Desc{}) {
+	for _, p := range providertest.Probes(t, proc.Provider{}, provider.Desc{}) {
 		ls[p.Name] = runtimetest.Load(t, runtimetest.Spec{Provider: proc.Provider{}, Hook: p.Hook, Probes: []*provider.Probe{p}, Needs: needs})
 	}
 	py := exec.Command("/usr/bin/python3", "-c", script)
@@ -152,7 +135,7 @@ func TestFire(t *testing.T) {
 		t.Helper()
 		n := 0
 		for _, f := range got[name] {
-			if f.ID != uint64(one(t, name).ID) {
+			if f.ID != uint64(providertest.One(t, proc.Provider{}, name).ID) {
 				t.Errorf("proc:::%s: probe ID %d", name, f.ID)
 			}
 			if f.Pid == pid && ok(f) {

@@ -12,35 +12,10 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sonde-trace/sonde/internal/provider"
+	"github.com/sonde-trace/sonde/internal/provider/providertest"
 	"github.com/sonde-trace/sonde/internal/provider/sched"
 	"github.com/sonde-trace/sonde/internal/runtime/runtimetest"
 )
-
-func probes(t *testing.T, d provider.Desc) []*provider.Probe {
-	t.Helper()
-	ps, err := sched.Provider{}.Probes(d)
-	if err != nil {
-		t.Fatalf("%s: %v", d, err)
-	}
-	return ps
-}
-
-func one(t *testing.T, name string) *provider.Probe {
-	t.Helper()
-	ps := probes(t, provider.Desc{Provider: "sched", Name: name})
-	if len(ps) != 1 {
-		t.Fatalf("sched:::%s: %d probes", name, len(ps))
-	}
-	return ps[0]
-}
-
-func names(ps []*provider.Probe) string {
-	var out []string
-	for _, p := range ps {
-		out = append(out, p.FullName())
-	}
-	return strings.Join(out, " ")
-}
 
 func TestMatch(t *testing.T) {
 	for _, c := range []struct {
@@ -63,7 +38,7 @@ func TestMatch(t *testing.T) {
 		{provider.Desc{Provider: "sched", Name: "surrender"}, ""},
 		{provider.Desc{Provider: "sched", Name: "remain-cpu"}, ""},
 	} {
-		if got := names(probes(t, c.d)); got != c.want {
+		if got := providertest.FullNames(providertest.Probes(t, sched.Provider{}, c.d)); got != c.want {
 			t.Errorf("%s: %q, want %q", c.d, got, c.want)
 		}
 	}
@@ -71,7 +46,7 @@ func TestMatch(t *testing.T) {
 
 func TestProbes(t *testing.T) {
 	seen := map[uint32]bool{}
-	for _, p := range probes(t, provider.Desc{}) {
+	for _, p := range providertest.Probes(t, sched.Provider{}, provider.Desc{}) {
 		if p.ID >= sched.NumLocal() || seen[p.ID] {
 			t.Errorf("%s: local ID %d repeated or outside [0, %d)", p.FullName(), p.ID, sched.NumLocal())
 		}
@@ -82,11 +57,11 @@ func TestProbes(t *testing.T) {
 	}
 	// on-cpu fires for the incoming thread, next, argument 3 of
 	// sched_switch(preempt, prev, next, prev_state)
-	if s := one(t, "on-cpu").Subject; s != 3 {
+	if s := providertest.One(t, sched.Provider{}, "on-cpu").Subject; s != 3 {
 		t.Errorf("on-cpu: subject %d, want 3 (next)", s)
 	}
 	for _, n := range []string{"off-cpu", "sleep", "preempt", "wakeup"} {
-		if s := one(t, n).Subject; s != 0 {
+		if s := providertest.One(t, sched.Provider{}, n).Subject; s != 0 {
 			t.Errorf("%s: subject %d, want the current thread", n, s)
 		}
 	}
@@ -101,7 +76,7 @@ func TestArgTypes(t *testing.T) {
 		{"wakeup", "struct task_struct * lwpsinfo_t * lwpsinfo_t, struct task_struct * psinfo_t * psinfo_t"},
 	} {
 		var got []string
-		for _, a := range one(t, c.name).Args {
+		for _, a := range providertest.One(t, sched.Provider{}, c.name).Args {
 			s := "<nil>"
 			if a.Struct != nil {
 				s = a.Struct.Name
@@ -124,7 +99,7 @@ func load(t *testing.T, p *provider.Probe, pid int) *runtimetest.Loaded {
 
 // Every probe's prologue loads, with and without its arguments.
 func TestProloguesLoad(t *testing.T) {
-	for _, p := range probes(t, provider.Desc{}) {
+	for _, p := range providertest.Probes(t, sched.Provider{}, provider.Desc{}) {
 		for _, n := range []provider.Needs{{}, allArgs} {
 			runtimetest.Load(t, runtimetest.Spec{Provider: sched.Provider{}, Hook: p.Hook, Probes: []*provider.Probe{p}, Needs: n})
 		}
@@ -165,9 +140,9 @@ func TestOffCPU(t *testing.T) {
 		t.Fatal(err)
 	}
 	tid := uint32(unix.Gettid())
-	off := load(t, one(t, "off-cpu"), os.Getpid())
-	sleep := load(t, one(t, "sleep"), os.Getpid())
-	on := load(t, one(t, "on-cpu"), 0)
+	off := load(t, providertest.One(t, sched.Provider{}, "off-cpu"), os.Getpid())
+	sleep := load(t, providertest.One(t, sched.Provider{}, "sleep"), os.Getpid())
+	on := load(t, providertest.One(t, sched.Provider{}, "on-cpu"), 0)
 	lwp, ps := provider.LwpsinfoT, provider.PsinfoT
 	verified := 0
 	waitFor(t, "off-cpu firing in a blocking thread naming a live thread to run next", func() bool {
@@ -176,8 +151,8 @@ func TestOffCPU(t *testing.T) {
 			if f.Tid != tid {
 				continue
 			}
-			if f.ID != uint64(one(t, "off-cpu").ID) || f.CPU != uint32(cpu) {
-				t.Fatalf("off-cpu: probe ID %d on CPU %d, want %d on %d", f.ID, f.CPU, one(t, "off-cpu").ID, cpu)
+			if f.ID != uint64(providertest.One(t, sched.Provider{}, "off-cpu").ID) || f.CPU != uint32(cpu) {
+				t.Fatalf("off-cpu: probe ID %d on CPU %d, want %d on %d", f.ID, f.CPU, providertest.One(t, sched.Provider{}, "off-cpu").ID, cpu)
 			}
 			if got := f.Int(member(t, lwp, "pr_onpro")); got != int64(cpu) {
 				t.Fatalf("off-cpu args[0]->pr_onpro %d, want %d (the next thread runs on the CPU switching)", got, cpu)
@@ -204,7 +179,7 @@ func TestOffCPU(t *testing.T) {
 	if len(sleep.Firings(t)) == 0 {
 		t.Error("sched:::sleep did not fire in a thread blocked in nanosleep")
 	}
-	if on.Hits(t)[uint64(one(t, "on-cpu").ID)] == 0 {
+	if on.Hits(t)[uint64(providertest.One(t, sched.Provider{}, "on-cpu").ID)] == 0 {
 		t.Error("sched:::on-cpu did not fire")
 	}
 }
@@ -226,7 +201,7 @@ func TestWakeup(t *testing.T) {
 		w.Close()
 		_ = cat.Wait()
 	}()
-	wake := load(t, one(t, "wakeup"), os.Getpid())
+	wake := load(t, providertest.One(t, sched.Provider{}, "wakeup"), os.Getpid())
 	lwp, ps := provider.LwpsinfoT, provider.PsinfoT
 	waitFor(t, "wakeup of a cat blocked reading a pipe we write", func() bool {
 		if _, err := w.Write([]byte("x")); err != nil {

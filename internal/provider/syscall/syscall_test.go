@@ -12,20 +12,12 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sonde-trace/sonde/internal/provider"
+	"github.com/sonde-trace/sonde/internal/provider/providertest"
 	"github.com/sonde-trace/sonde/internal/provider/syscall"
 	"github.com/sonde-trace/sonde/internal/runtime/runtimetest"
 	"github.com/sonde-trace/sonde/internal/syscalls"
 	"github.com/sonde-trace/sonde/internal/tracefs"
 )
-
-func probes(t *testing.T, d provider.Desc) []*provider.Probe {
-	t.Helper()
-	ps, err := syscall.Provider{}.Probes(d)
-	if err != nil {
-		t.Fatalf("%s: %v", d, err)
-	}
-	return ps
-}
 
 func nr(t *testing.T, name string) int {
 	t.Helper()
@@ -46,7 +38,7 @@ func needTracefs(t *testing.T) {
 }
 
 func TestMatchGlob(t *testing.T) {
-	ps := probes(t, provider.Desc{Provider: "syscall", Function: "read*", Name: "entry"})
+	ps := providertest.Probes(t, syscall.Provider{}, provider.Desc{Provider: "syscall", Function: "read*", Name: "entry"})
 	got := map[string]bool{}
 	for _, p := range ps {
 		got[p.Function] = true
@@ -87,11 +79,11 @@ func TestMatchFields(t *testing.T) {
 		{provider.Desc{Provider: "syscall", Name: "return"}, n},
 		{provider.Desc{}, 2 * n},
 	} {
-		if got := len(probes(t, c.d)); got != c.want {
+		if got := len(providertest.Probes(t, syscall.Provider{}, c.d)); got != c.want {
 			t.Errorf("%s: %d probes, want %d", c.d, got, c.want)
 		}
 	}
-	ps := probes(t, provider.Desc{Provider: "syscall", Function: "read"})
+	ps := providertest.Probes(t, syscall.Provider{}, provider.Desc{Provider: "syscall", Function: "read"})
 	if ps[0].Name != "entry" || ps[1].Name != "return" || ps[1].Hook.Name != "sys_exit" || ps[1].Sel != ps[0].Sel {
 		t.Errorf("syscall::read: gave %s (%s), %s (%s)", ps[0].FullName(), ps[0].Hook, ps[1].FullName(), ps[1].Hook)
 	}
@@ -101,7 +93,7 @@ func TestMatchFields(t *testing.T) {
 // below NumLocal, the range the registry reserves.
 func TestLocalIDs(t *testing.T) {
 	seen := map[uint32]string{}
-	for _, p := range probes(t, provider.Desc{}) {
+	for _, p := range providertest.Probes(t, syscall.Provider{}, provider.Desc{}) {
 		if p.ID >= syscall.NumLocal() {
 			t.Errorf("%s: local ID %d outside [0, %d)", p.FullName(), p.ID, syscall.NumLocal())
 		}
@@ -141,7 +133,7 @@ func TestArgTypes(t *testing.T) {
 		{"close", "entry", []string{"unsigned int fd"}},
 		{"getppid", "entry", nil},
 	} {
-		ps := probes(t, provider.Desc{Provider: "syscall", Function: c.fn, Name: c.name})
+		ps := providertest.Probes(t, syscall.Provider{}, provider.Desc{Provider: "syscall", Function: c.fn, Name: c.name})
 		if len(ps) != 1 {
 			t.Fatalf("syscall::%s:%s: %d probes", c.fn, c.name, len(ps))
 		}
@@ -149,7 +141,7 @@ func TestArgTypes(t *testing.T) {
 			t.Errorf("syscall::%s:%s: args %q, want %q", c.fn, c.name, got, c.want)
 		}
 	}
-	all := probes(t, provider.Desc{Provider: "syscall", Name: "entry"})
+	all := providertest.Probes(t, syscall.Provider{}, provider.Desc{Provider: "syscall", Name: "entry"})
 	var read *provider.Probe
 	for _, p := range all {
 		if p.Args != nil {
@@ -170,7 +162,7 @@ func named(t *testing.T, names ...string) []*provider.Probe {
 	var out []*provider.Probe
 	for _, n := range names {
 		fn, name, _ := strings.Cut(n, ":")
-		out = append(out, probes(t, provider.Desc{Provider: "syscall", Function: fn, Name: name})...)
+		out = append(out, providertest.Probes(t, syscall.Provider{}, provider.Desc{Provider: "syscall", Function: fn, Name: name})...)
 	}
 	return out
 }
@@ -183,7 +175,7 @@ func byNumbers(t *testing.T, nrs []int) []*provider.Probe {
 		if !ok {
 			continue
 		}
-		out = append(out, probes(t, provider.Desc{Provider: "syscall", Function: name, Name: "entry"})...)
+		out = append(out, providertest.Probes(t, syscall.Provider{}, provider.Desc{Provider: "syscall", Function: name, Name: "entry"})...)
 	}
 	return out
 }
@@ -193,7 +185,7 @@ func byNumbers(t *testing.T, nrs []int) []*provider.Probe {
 // the clause's body must run exactly for the numbers of its probes, with
 // the probe ID of that call's entry.
 func TestGuardSelectsNumbers(t *testing.T) {
-	all := probes(t, provider.Desc{Provider: "syscall", Name: "entry"})
+	all := providertest.Probes(t, syscall.Provider{}, provider.Desc{Provider: "syscall", Name: "entry"})
 	rng := rand.New(rand.NewSource(1))
 	sample := func(from []*provider.Probe, k int) []*provider.Probe {
 		out := append([]*provider.Probe(nil), from...)
@@ -254,7 +246,7 @@ func TestGuardSelectsNumbers(t *testing.T) {
 // The guard is also a compare tree that must hold up for each size: every
 // prefix of the table, against every number.
 func TestGuardEverySize(t *testing.T) {
-	all := probes(t, provider.Desc{Provider: "syscall", Name: "entry"})
+	all := providertest.Probes(t, syscall.Provider{}, provider.Desc{Provider: "syscall", Name: "entry"})
 	for _, k := range []int{1, 2, 3, 4, 5, 7, 8, 15, 16, 17, 33} {
 		var want []*provider.Probe
 		for i := 0; i < k; i++ {

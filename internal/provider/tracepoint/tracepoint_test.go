@@ -9,6 +9,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sonde-trace/sonde/internal/provider"
+	"github.com/sonde-trace/sonde/internal/provider/providertest"
 	"github.com/sonde-trace/sonde/internal/provider/tracepoint"
 	"github.com/sonde-trace/sonde/internal/runtime/runtimetest"
 	"github.com/sonde-trace/sonde/internal/tracefs"
@@ -25,19 +26,10 @@ func fs(t *testing.T) *tracefs.FS {
 	return f
 }
 
-func probes(t *testing.T, p *tracepoint.Provider, d provider.Desc) []*provider.Probe {
-	t.Helper()
-	ps, err := p.Probes(d)
-	if err != nil {
-		t.Fatalf("%s: %v", d, err)
-	}
-	return ps
-}
-
 func TestSchedSwitch(t *testing.T) {
 	fs(t)
 	p := &tracepoint.Provider{}
-	ps := probes(t, p, provider.Desc{Provider: "tracepoint", Module: "sched", Name: "sched_switch"})
+	ps := providertest.Probes(t, p, provider.Desc{Provider: "tracepoint", Module: "sched", Name: "sched_switch"})
 	if len(ps) != 1 {
 		t.Fatalf("tracepoint:sched::sched_switch: %d probes", len(ps))
 	}
@@ -81,7 +73,7 @@ func TestMatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	all := probes(t, p, provider.Desc{Provider: "tracepoint"})
+	all := providertest.Probes(t, p, provider.Desc{Provider: "tracepoint"})
 	if len(all) != len(events) {
 		t.Errorf("tracepoint::: %d probes, tracefs has %d events", len(all), len(events))
 	}
@@ -104,7 +96,7 @@ func TestMatch(t *testing.T) {
 		{provider.Desc{Provider: "tracepoint", Module: "sched", Function: "f", Name: "sched_switch"}, 0},
 		{provider.Desc{Provider: "tracepoint", Module: "nosuch"}, 0},
 	} {
-		if got := len(probes(t, p, c.d)); got != c.want {
+		if got := len(providertest.Probes(t, p, c.d)); got != c.want {
 			t.Errorf("%s: %d probes, want %d", c.d, got, c.want)
 		}
 	}
@@ -121,7 +113,7 @@ func TestMatch(t *testing.T) {
 func TestFire(t *testing.T) {
 	fs(t)
 	p := &tracepoint.Provider{}
-	ps := probes(t, p, provider.Desc{Provider: "tracepoint", Module: "syscalls", Name: "sys_exit_close"})
+	ps := providertest.Probes(t, p, provider.Desc{Provider: "tracepoint", Module: "syscalls", Name: "sys_exit_close"})
 	if len(ps) != 1 {
 		t.Fatalf("sys_exit_close: %d probes", len(ps))
 	}
