@@ -78,31 +78,7 @@ func TestAlertEmailAuth(t *testing.T) {
 	os.WriteFile(good, []byte("alice s3cret\n"), 0o600)
 	os.WriteFile(bad, []byte("alice guess\n"), 0o600)
 	s := startSonded(t, t.TempDir(), "--alert-retries", "0")
-	var ds struct {
-		Datasets []struct {
-			Name string `json:"name"`
-		} `json:"datasets"`
-	}
-	s.call("GET", "/datasets", nil, &ds)
-	if len(ds.Datasets) == 0 {
-		t.Fatal("no dataset")
-	}
-	var th struct {
-		Threshold struct {
-			ID string `json:"uuid"`
-		} `json:"threshold"`
-	}
-	if st, body := s.alertCall("POST", "/thresholds", map[string]any{"statname": ds.Datasets[0].Name, "limit": 1e15}, &th); st != 201 {
-		t.Fatalf("threshold: %d %s", st, body)
-	}
-	var act struct {
-		Action struct {
-			ID string `json:"uuid"`
-		} `json:"action"`
-	}
-	if st, body := s.alertCall("POST", "/actions", map[string]any{"thresholdid": th.Threshold.ID}, &act); st != 201 {
-		t.Fatalf("action: %d %s", st, body)
-	}
+	actID := s.testAction(t)
 	for _, c := range []struct {
 		file      string
 		delivered bool
@@ -114,11 +90,11 @@ func TestAlertEmailAuth(t *testing.T) {
 			} `json:"item"`
 		}
 		item := map[string]any{"handler": "email", "address": "ops@example.com", "server": addr, "auth_file": c.file, "subject": "[sonde auth]"}
-		if st, body := s.alertCall("POST", "/actions/"+act.Action.ID, item, &it); st != 201 {
+		if st, body := s.alertCall("POST", "/actions/"+actID, item, &it); st != 201 {
 			t.Fatalf("item: %d %s", st, body)
 		}
 		var ev struct{ Event alertEvent }
-		if st, body := s.alertCall("POST", "/actions/"+act.Action.ID+"/"+it.Item.ID+"/test", nil, &ev); st != 200 {
+		if st, body := s.alertCall("POST", "/actions/"+actID+"/"+it.Item.ID+"/test", nil, &ev); st != 200 {
 			t.Fatalf("test: %d %s", st, body)
 		}
 		a := ev.Event.Attempts

@@ -50,6 +50,47 @@ func TestAlertEmailStartTLS(t *testing.T) {
 	cert, key := selfSigned(t, t.TempDir())
 	smtp := startSMTP(t, "--tlscert", cert, "--tlskey", key)
 	s := startSonded(t, dir, "--alert-retries", "0")
+	actID := s.testAction(t)
+	for _, c := range []struct {
+		item      map[string]any
+		delivered bool
+		why       string
+	}{
+		{map[string]any{"tls_ca": cert}, true, ""},
+		{map[string]any{}, false, "certificate"},
+		{map[string]any{"starttls": "never"}, false, "STARTTLS"},
+	} {
+		item := map[string]any{"handler": "email", "address": "ops@example.com", "server": smtp.addr, "subject": "[sonde tls]"}
+		for k, v := range c.item {
+			item[k] = v
+		}
+		var it struct {
+			Item struct {
+				ID string `json:"uuid"`
+			} `json:"item"`
+		}
+		if st, body := s.alertCall("POST", "/actions/"+actID, item, &it); st != 201 {
+			t.Fatalf("item %v: %d %s", item, st, body)
+		}
+		var ev struct{ Event alertEvent }
+		if st, body := s.alertCall("POST", "/actions/"+actID+"/"+it.Item.ID+"/test", nil, &ev); st != 200 {
+			t.Fatalf("test: %d %s", st, body)
+		}
+		a := ev.Event.Attempts
+		if len(a) != 1 || a[0].Delivered != c.delivered || !strings.Contains(a[0].Error, c.why) {
+			t.Errorf("email %v: attempts %+v; want delivered %v (%q)", c.item, a, c.delivered, c.why)
+		}
+	}
+	if mail := smtp.mail(); strings.Count(mail, "Subject: [sonde tls]: TEST ") != 1 {
+		t.Errorf("aiosmtpd received:\n%s", mail)
+	}
+}
+
+// testAction makes a threshold that never fires on the agent's first
+// dataset and an action of it, and returns the action's ID, for tests of
+// action items (POST .../actions/ID and .../ITEM/test).
+func (s *sonded) testAction(t *testing.T) string {
+	t.Helper()
 	var ds struct {
 		Datasets []struct {
 			Name string `json:"name"`
@@ -74,37 +115,5 @@ func TestAlertEmailStartTLS(t *testing.T) {
 	if st, body := s.alertCall("POST", "/actions", map[string]any{"thresholdid": th.Threshold.ID}, &act); st != 201 {
 		t.Fatalf("action: %d %s", st, body)
 	}
-	for _, c := range []struct {
-		item      map[string]any
-		delivered bool
-		why       string
-	}{
-		{map[string]any{"tls_ca": cert}, true, ""},
-		{map[string]any{}, false, "certificate"},
-		{map[string]any{"starttls": "never"}, false, "STARTTLS"},
-	} {
-		item := map[string]any{"handler": "email", "address": "ops@example.com", "server": smtp.addr, "subject": "[sonde tls]"}
-		for k, v := range c.item {
-			item[k] = v
-		}
-		var it struct {
-			Item struct {
-				ID string `json:"uuid"`
-			} `json:"item"`
-		}
-		if st, body := s.alertCall("POST", "/actions/"+act.Action.ID, item, &it); st != 201 {
-			t.Fatalf("item %v: %d %s", item, st, body)
-		}
-		var ev struct{ Event alertEvent }
-		if st, body := s.alertCall("POST", "/actions/"+act.Action.ID+"/"+it.Item.ID+"/test", nil, &ev); st != 200 {
-			t.Fatalf("test: %d %s", st, body)
-		}
-		a := ev.Event.Attempts
-		if len(a) != 1 || a[0].Delivered != c.delivered || !strings.Contains(a[0].Error, c.why) {
-			t.Errorf("email %v: attempts %+v; want delivered %v (%q)", c.item, a, c.delivered, c.why)
-		}
-	}
-	if mail := smtp.mail(); strings.Count(mail, "Subject: [sonde tls]: TEST ") != 1 {
-		t.Errorf("aiosmtpd received:\n%s", mail)
-	}
+	return act.Action.ID
 }
