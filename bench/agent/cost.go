@@ -4,11 +4,11 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"github.com/sonde-trace/sonde/bench/internal/benchutil"
 	"os"
 	"os/exec"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -65,7 +65,7 @@ func (r *costResult) overhead() (float64, bool) {
 	if len(r.traced) == 0 || len(r.untraced) == 0 {
 		return 0, false
 	}
-	return median(r.traced) - median(r.untraced), true
+	return benchutil.Median(r.traced) - benchutil.Median(r.untraced), true
 }
 
 // costs is the cost part of the report.
@@ -209,17 +209,7 @@ func (b *bench) costStatsOff(c *costs) {
 }
 
 // runLoop runs the getppid loop once, pinned, and returns ns per call.
-func (b *bench) runLoop() (float64, error) {
-	args := []string{strconv.Itoa(b.calls)}
-	if b.cpu >= 0 {
-		args = append(args, strconv.Itoa(b.cpu))
-	}
-	out, err := exec.Command(b.loop, args...).Output()
-	if err != nil {
-		return 0, fmt.Errorf("loop: %w", err)
-	}
-	return strconv.ParseFloat(strings.TrimSpace(string(out)), 64)
-}
+func (b *bench) runLoop() (float64, error) { return benchutil.RunLoop(b.loop, b.calls, b.cpu) }
 
 func (b *bench) runLoops(into *[]float64) error {
 	for range b.reps {

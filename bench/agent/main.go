@@ -31,12 +31,12 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/sonde-trace/sonde/bench/internal/benchutil"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"strings"
 	"syscall"
 	"time"
@@ -86,7 +86,7 @@ func run(b *bench, write, storeBench bool) error {
 		return fmt.Errorf("must run as root: it loads BPF programs")
 	}
 	var err error
-	if b.root, err = repoRoot(); err != nil {
+	if b.root, err = benchutil.RepoRoot(); err != nil {
 		return err
 	}
 	b.sonde, b.sonded = filepath.Join(b.root, "bin", "sonde"), filepath.Join(b.root, "bin", "sonded")
@@ -105,10 +105,10 @@ func run(b *bench, write, storeBench bool) error {
 	}
 	defer os.RemoveAll(tmp)
 	b.floor, b.loop = filepath.Join(tmp, "floor"), filepath.Join(tmp, "loop")
-	if err := build(b.root, "go", "build", "-o", b.floor, "./bench/floor"); err != nil {
+	if err := benchutil.Build(b.root, "go", "build", "-o", b.floor, "./bench/floor"); err != nil {
 		return err
 	}
-	if err := build(b.root, "gcc", "-O2", "-Wall", "-o", b.loop, "bench/loop/loop.c"); err != nil {
+	if err := benchutil.Build(b.root, "gcc", "-O2", "-Wall", "-o", b.loop, "bench/loop/loop.c"); err != nil {
 		return err
 	}
 	// The kernel's BPF run-time statistics, on for the whole run (the
@@ -119,7 +119,7 @@ func run(b *bench, write, storeBench bool) error {
 	}
 	defer st.Close()
 
-	b.began, b.loadBefore = time.Now(), loadavg()
+	b.began, b.loadBefore = time.Now(), benchutil.Loadavg()
 	a, err := startAgent(b.sonded, filepath.Join(tmp, "state"), b.budget, time.Minute)
 	if err != nil {
 		return err
@@ -160,65 +160,13 @@ func run(b *bench, write, storeBench bool) error {
 		}
 		b.storeOut = string(out)
 	}
-	b.took, b.loadAfter = time.Since(b.began), loadavg()
+	b.took, b.loadAfter = time.Since(b.began), benchutil.Loadavg()
 	text := b.markdown(fp, cs)
 	fmt.Print(text)
 	if write {
 		return writeSection(filepath.Join(b.root, "BENCHMARKS.md"), text)
 	}
 	return nil
-}
-
-func build(dir string, argv ...string) error {
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("%v: %w\n%s", argv, err, out)
-	}
-	return nil
-}
-
-// repoRoot is the directory holding go.mod, from the working directory up.
-func repoRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", fmt.Errorf("not inside the repository: no go.mod above the working directory")
-		}
-		dir = parent
-	}
-}
-
-// loadavg is the one-minute load average, -1 if unknown.
-func loadavg() float64 {
-	data, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return -1
-	}
-	var l float64
-	if _, err := fmt.Sscan(string(data), &l); err != nil {
-		return -1
-	}
-	return l
-}
-
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := append([]float64(nil), xs...)
-	sort.Float64s(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
 // Markers around this harness's section of BENCHMARKS.md: -write replaces

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/sonde-trace/sonde/bench/internal/benchutil"
 	"runtime"
 	"slices"
 	"strings"
@@ -34,7 +35,7 @@ in the notes), and differences of a few ns per event are noise.
   Each start runs the getppid loop (%d calls, pinned to CPU %d) %d times untraced, then attaches and
   runs it %d times traced; %d untraced runs follow the last. Two numbers per tool: the *BPF run
   time per event* (the programs' run_time_ns over run_cnt across the traced runs), and the *overhead
-  per call*, median(traced) − median(untraced), as bench/run measures it. Every other dataset of the
+  per call*, benchutil.Median(traced) − benchutil.Median(untraced), as bench/run measures it. Every other dataset of the
   agent is suspended meanwhile, and the run-time statistics are on for all three tools (they cost
   each event some ns themselves, alike). The programs' tags (the kernel's hash of the instructions
   as loaded, map references left out) tell whether the agent and `+"`sonde -n`"+` load the same code.
@@ -75,20 +76,20 @@ func (b *bench) footprintTable(w *strings.Builder, fp *footprint) {
 		ps   []phase
 	}{{"idle", fp.idle}, {"getppid loop", fp.load}} {
 		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s |\n", row.what,
-			num(median(each(row.ps, func(p phase) float64 { return 100 * p.cpuShare() }))),
-			num(median(each(row.ps, func(p phase) float64 { return p.mem.rss }))),
-			num(median(each(row.ps, func(p phase) float64 { return 100 * p.bpfShare() }))),
-			num(median(each(row.ps, phase.eventRate))),
-			num(median(each(row.ps, func(p phase) float64 { return float64(p.calls) / p.wall.Seconds() }))))
+			benchutil.Num(benchutil.Median(each(row.ps, func(p phase) float64 { return 100 * p.cpuShare() }))),
+			benchutil.Num(benchutil.Median(each(row.ps, func(p phase) float64 { return p.mem.rss }))),
+			benchutil.Num(benchutil.Median(each(row.ps, func(p phase) float64 { return 100 * p.bpfShare() }))),
+			benchutil.Num(benchutil.Median(each(row.ps, phase.eventRate))),
+			benchutil.Num(benchutil.Median(each(row.ps, func(p phase) float64 { return float64(p.calls) / p.wall.Seconds() }))))
 	}
-	if share := median(each(fp.load, phase.bpfShare)); share > agent.DefaultBudget {
+	if share := benchutil.Median(each(fp.load, phase.bpfShare)); share > agent.DefaultBudget {
 		fmt.Fprintf(w, "\nUnder the loop the default datasets' BPF programs took %s%% of a CPU, over sonded's default budget "+
 			"(`--budget %g`): run with it, the agent auto-suspends `syscall.ops` a few seconds into such a load "+
-			"(and records it as an event).\n", num(100*share), agent.DefaultBudget)
+			"(and records it as an event).\n", benchutil.Num(100*share), agent.DefaultBudget)
 	}
 	fmt.Fprintf(w, "\nPeak RSS (VmHWM) %s MiB. RSS once the API first answered %s MiB (anonymous %s, file %s: mostly the "+
 		"binary's pages), at the end %s MiB (anonymous %s, file %s).\n\n",
-		num(fp.end.hwm), num(fp.started.rss), num(fp.started.anon), num(fp.started.file), num(fp.end.rss), num(fp.end.anon), num(fp.end.file))
+		benchutil.Num(fp.end.hwm), benchutil.Num(fp.started.rss), benchutil.Num(fp.started.anon), benchutil.Num(fp.started.file), benchutil.Num(fp.end.rss), benchutil.Num(fp.end.anon), benchutil.Num(fp.end.file))
 	w.WriteString("Notes:\n\n")
 	for _, row := range []struct {
 		what string
@@ -134,10 +135,10 @@ func (b *bench) costTable(w *strings.Builder, cs *costs) {
 		what string
 		f    func(r *costResult) (float64, bool)
 	}{
-		{"BPF run time per event (run-time statistics)", func(r *costResult) (float64, bool) { return median(r.bpfNs), len(r.bpfNs) > 0 }},
-		{"overhead per getppid call: median(traced) − median(untraced)", (*costResult).overhead},
+		{"BPF run time per event (run-time statistics)", func(r *costResult) (float64, bool) { return benchutil.Median(r.bpfNs), len(r.bpfNs) > 0 }},
+		{"overhead per getppid call: benchutil.Median(traced) − benchutil.Median(untraced)", (*costResult).overhead},
 		{"overhead per getppid call: fastest traced − fastest untraced", (*costResult).fastest},
-		{"the API's `ns_per_event` (its last seconds)", func(r *costResult) (float64, bool) { return median(r.apiNs), len(r.apiNs) > 0 }},
+		{"the API's `ns_per_event` (its last seconds)", func(r *costResult) (float64, bool) { return benchutil.Median(r.apiNs), len(r.apiNs) > 0 }},
 	}
 	for _, row := range rows {
 		v := map[string]float64{}
@@ -150,7 +151,7 @@ func (b *bench) costTable(w *strings.Builder, cs *costs) {
 				cells = append(cells, "not off")
 			case ok:
 				v[t] = x
-				cells = append(cells, num(x))
+				cells = append(cells, benchutil.Num(x))
 			case r.failed != "":
 				cells = append(cells, "failed")
 			default:
@@ -165,10 +166,10 @@ func (b *bench) costTable(w *strings.Builder, cs *costs) {
 	for _, t := range costColumns {
 		untraced = append(untraced, cs.results[t].untraced...)
 	}
-	if len(untraced) > 0 && median(untraced) > 1.5*slices.Min(untraced) {
+	if len(untraced) > 0 && benchutil.Median(untraced) > 1.5*slices.Min(untraced) {
 		fmt.Fprintf(w, "- the machine was busy during this run: an untraced getppid call took %s ns at the median and %s at the "+
 			"fastest, so the overhead rows (the loop's) are mostly other work's noise; the run-time statistics rows are not "+
-			"disturbed by it (they time the programs alone)\n", num(median(untraced)), num(slices.Min(untraced)))
+			"disturbed by it (they time the programs alone)\n", benchutil.Num(benchutil.Median(untraced)), benchutil.Num(slices.Min(untraced)))
 	}
 	ta, tb := cs.results[toolSonded].tags, cs.results[toolSonde].tags
 	switch {
@@ -220,7 +221,7 @@ func (b *bench) statsNote(w *strings.Builder, cs *costs) {
 		fmt.Fprintf(w, "- the kernel's BPF run-time statistics, which the agent holds on while it runs, cost each event of every "+
 			"BPF program on the host (not only the agent's) %s ns here: `sonde -n` with them on, %s, and off, %s "+
 			"(fastest runs; median runs: %s and %s)\n",
-			num(x-y), num(x), num(y), numOK(on.overhead()), numOK(off.overhead()))
+			benchutil.Num(x-y), benchutil.Num(x), benchutil.Num(y), numOK(on.overhead()), numOK(off.overhead()))
 	}
 }
 
@@ -228,7 +229,7 @@ func numOK(x float64, ok bool) string {
 	if !ok {
 		return "–"
 	}
-	return num(x)
+	return benchutil.Num(x)
 }
 
 func sorted(xs []string) []string {
@@ -245,22 +246,12 @@ func each(ps []phase, f func(phase) float64) []float64 {
 	return out
 }
 
-func num(x float64) string {
-	switch {
-	case x >= 100 || x <= -100:
-		return fmt.Sprintf("%.0f", x)
-	case x >= 10 || x <= -10:
-		return fmt.Sprintf("%.1f", x)
-	}
-	return fmt.Sprintf("%.2f", x)
-}
-
 func spread(xs []float64) string {
 	if len(xs) == 0 {
 		return "–"
 	}
 	lo, hi := slices.Min(xs), slices.Max(xs)
-	return fmt.Sprintf("%s (%s–%s)", num(median(xs)), num(lo), num(hi))
+	return fmt.Sprintf("%s (%s–%s)", benchutil.Num(benchutil.Median(xs)), benchutil.Num(lo), benchutil.Num(hi))
 }
 
 func ratio(v map[string]float64, a, b string) string {
@@ -269,7 +260,7 @@ func ratio(v map[string]float64, a, b string) string {
 	if !okA || !okB || y <= 0 || x < 0 {
 		return "–"
 	}
-	return num(x/y) + "×"
+	return benchutil.Num(x/y) + "×"
 }
 
 // routine are the agent's events of the datasets' life cycle, which the

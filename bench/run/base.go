@@ -9,6 +9,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/sonde-trace/sonde/bench/internal/benchutil"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -37,11 +38,11 @@ func buildBase(root, ref, dir string) (*base, error) {
 		return nil, err
 	}
 	src := filepath.Join(dir, "base-src")
-	if err := build(root, "git", "worktree", "add", "--detach", src, bs.commit); err != nil {
+	if err := benchutil.Build(root, "git", "worktree", "add", "--detach", src, bs.commit); err != nil {
 		return nil, err
 	}
-	defer build(root, "git", "worktree", "remove", "--force", src)
-	if err := build(src, "go", "build", "-trimpath", "-o", bs.path, "./cmd/sonde"); err != nil {
+	defer benchutil.Build(root, "git", "worktree", "remove", "--force", src)
+	if err := benchutil.Build(src, "go", "build", "-trimpath", "-o", bs.path, "./cmd/sonde"); err != nil {
 		return nil, err
 	}
 	return bs, nil

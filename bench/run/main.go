@@ -20,8 +20,8 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/sonde-trace/sonde/bench/internal/benchutil"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"runtime"
@@ -64,7 +64,7 @@ func run(o options) error {
 	if os.Geteuid() != 0 {
 		return fmt.Errorf("must run as root: it loads BPF programs")
 	}
-	root, err := repoRoot()
+	root, err := benchutil.RepoRoot()
 	if err != nil {
 		return err
 	}
@@ -99,13 +99,13 @@ func run(o options) error {
 	}
 	progress("building floor, loop and hot in %s", tmp)
 	floor, loop, hot := filepath.Join(tmp, "floor"), filepath.Join(tmp, "loop"), filepath.Join(tmp, "hot")
-	if err := build(root, "go", "build", "-o", floor, "./bench/floor"); err != nil {
+	if err := benchutil.Build(root, "go", "build", "-o", floor, "./bench/floor"); err != nil {
 		return err
 	}
-	if err := build(root, "gcc", "-O2", "-Wall", "-o", loop, "bench/loop/loop.c"); err != nil {
+	if err := benchutil.Build(root, "gcc", "-O2", "-Wall", "-o", loop, "bench/loop/loop.c"); err != nil {
 		return err
 	}
-	if err := build(root, "gcc", "-O1", "-fno-omit-frame-pointer", "-Wall", "-o", hot, "bench/hot/hot.c"); err != nil {
+	if err := benchutil.Build(root, "gcc", "-O1", "-fno-omit-frame-pointer", "-Wall", "-o", hot, "bench/hot/hot.c"); err != nil {
 		return err
 	}
 	if o.cpu >= runtime.NumCPU() {
@@ -132,9 +132,9 @@ func run(o options) error {
 	b := &bench{loop: loop, hot: hot, calls: o.calls, reps: o.reps, cpu: o.cpu, paths: paths, timeout: o.timeout, progress: progress}
 
 	rep := &report{cfg: cfg, tools: columns, base: bs, results: map[string]map[string]*Result{}, missing: missing,
-		calls: o.calls, reps: o.reps, started: time.Now(), loadBefore: loadavg()}
+		calls: o.calls, reps: o.reps, started: time.Now(), loadBefore: benchutil.Loadavg()}
 	rep.measureAll(b, o.only, filepath.Base(o.config))
-	rep.took, rep.loadAfter = time.Since(rep.started), loadavg()
+	rep.took, rep.loadAfter = time.Since(rep.started), benchutil.Loadavg()
 	text := rep.markdown()
 	fmt.Print(text)
 	if o.write {
@@ -240,44 +240,4 @@ func (rep *report) runnable(tool, id, configName string) *ToolRun {
 		return nil
 	}
 	return t
-}
-
-func build(dir string, argv ...string) error {
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("%v: %w\n%s", argv, err, out)
-	}
-	return nil
-}
-
-// repoRoot is the directory holding go.mod, from the working directory up.
-func repoRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", fmt.Errorf("not inside the repository: no go.mod above the working directory")
-		}
-		dir = parent
-	}
-}
-
-// loadavg is the one-minute load average, -1 if unknown.
-func loadavg() float64 {
-	data, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return -1
-	}
-	var l float64
-	if _, err := fmt.Sscan(string(data), &l); err != nil {
-		return -1
-	}
-	return l
 }

@@ -3,9 +3,9 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"github.com/sonde-trace/sonde/bench/internal/benchutil"
 	"os"
 	"os/exec"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -45,19 +45,7 @@ func (r *Result) Overhead() (float64, bool) {
 	if len(r.Traced) == 0 || len(r.Untraced) == 0 {
 		return 0, false
 	}
-	return median(r.Traced) - median(r.Untraced), true
-}
-
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := append([]float64(nil), xs...)
-	sort.Float64s(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+	return benchutil.Median(r.Traced) - benchutil.Median(r.Untraced), true
 }
 
 // bench holds what every measurement shares.
@@ -73,17 +61,7 @@ type bench struct {
 }
 
 // runLoop runs the getppid loop once and returns ns per call.
-func (b *bench) runLoop() (float64, error) {
-	args := []string{strconv.Itoa(b.calls)}
-	if b.cpu >= 0 {
-		args = append(args, strconv.Itoa(b.cpu))
-	}
-	out, err := exec.Command(b.loop, args...).Output()
-	if err != nil {
-		return 0, fmt.Errorf("loop: %w", err)
-	}
-	return strconv.ParseFloat(strings.TrimSpace(string(out)), 64)
-}
+func (b *bench) runLoop() (float64, error) { return benchutil.RunLoop(b.loop, b.calls, b.cpu) }
 
 func (b *bench) runLoops(into *[]float64) error {
 	for i := 0; i < b.reps; i++ {

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"github.com/sonde-trace/sonde/bench/internal/benchutil"
 	"os"
 	"os/exec"
 	"runtime"
@@ -37,7 +38,7 @@ type metric struct {
 
 // medianOf is a metric's value: the median of one number per start.
 func medianOf(xs func(r *Result) []float64) func(r *Result) (float64, bool) {
-	return func(r *Result) (float64, bool) { return median(xs(r)), len(xs(r)) > 0 }
+	return func(r *Result) (float64, bool) { return benchutil.Median(xs(r)), len(xs(r)) > 0 }
 }
 
 func (rep *report) metrics() []metric {
@@ -104,7 +105,7 @@ func (rep *report) table(b *strings.Builder, m metric) {
 			switch {
 			case ok:
 				v[tool] = x
-				cells = append(cells, num(x))
+				cells = append(cells, benchutil.Num(x))
 			case r.Skipped != "" && tool == "sonde":
 				cells = append(cells, notMeasured)
 			case r.Skipped != "":
@@ -133,22 +134,12 @@ func (rep *report) ratios() [][2]string {
 	return qs
 }
 
-func num(x float64) string {
-	switch {
-	case x >= 100 || x <= -100:
-		return fmt.Sprintf("%.0f", x)
-	case x >= 10 || x <= -10:
-		return fmt.Sprintf("%.1f", x)
-	}
-	return fmt.Sprintf("%.2f", x)
-}
-
 func spread(xs []float64) string {
 	lo, hi := xs[0], xs[0]
 	for _, x := range xs {
 		lo, hi = min(lo, x), max(hi, x)
 	}
-	return fmt.Sprintf("%s (%s–%s)", num(median(xs)), num(lo), num(hi))
+	return fmt.Sprintf("%s (%s–%s)", benchutil.Num(benchutil.Median(xs)), benchutil.Num(lo), benchutil.Num(hi))
 }
 
 func ratio(v map[string]float64, a, b string) string {
@@ -157,7 +148,7 @@ func ratio(v map[string]float64, a, b string) string {
 	if !okA || !okB || y <= 0 || x < 0 {
 		return "–"
 	}
-	return num(x/y) + "×"
+	return benchutil.Num(x/y) + "×"
 }
 
 func (rep *report) notes(b *strings.Builder) {
@@ -199,7 +190,7 @@ func (rep *report) notes(b *strings.Builder) {
 	}
 	if len(base) > 0 {
 		notes = append([]string{fmt.Sprintf("untraced getppid: %s ns per call (median of %d runs of %d calls)",
-			num(median(base)), len(base), rep.calls)}, notes...)
+			benchutil.Num(benchutil.Median(base)), len(base), rep.calls)}, notes...)
 	}
 	b.WriteString("Notes:\n\n")
 	for _, n := range notes {
@@ -218,23 +209,23 @@ func profileNotes(s *Scenario, tool string, r *Result) []string {
 		return nil
 	}
 	cpus := float64(runtime.NumCPU())
-	rate := median(r.Rate)
+	rate := benchutil.Median(r.Rate)
 	notes := []string{
 		fmt.Sprintf("%s, %s: %s samples/s on %d CPUs (%s per CPU) from %d perf-event BPF program(s); BPF ns per sample %s; "+
 			"that is %.2f%% of each CPU (samples/s × ns ÷ CPUs)",
-			tool, s.Title, num(rate), runtime.NumCPU(), num(rate/cpus), r.Programs, spread(r.SampleNs),
-			rate*median(r.SampleNs)/1e9/cpus*100),
+			tool, s.Title, benchutil.Num(rate), runtime.NumCPU(), benchutil.Num(rate/cpus), r.Programs, spread(r.SampleNs),
+			rate*benchutil.Median(r.SampleNs)/1e9/cpus*100),
 		fmt.Sprintf("%s, %s: tracer CPU ms until attached %s, while sampling %s, at exit %s, in all %s (median, min–max)",
 			tool, s.Title, spread(r.CPUStart), spread(r.CPURun), spread(r.CPUExit), spread(r.CPUTotal)),
 	}
-	printed := fmt.Sprintf("%s lines of output", num(median(r.OutputLines)))
+	printed := fmt.Sprintf("%s lines of output", benchutil.Num(benchutil.Median(r.OutputLines)))
 	if len(r.Stacks) > 0 && len(r.Stacks) == len(r.CPUExit) {
 		var per []float64
 		for i, n := range r.Stacks {
 			per = append(per, r.CPUExit[i]*1000/max(n, 1))
 		}
 		printed = fmt.Sprintf("%s stacks printed (%s lines of output); CPU at exit per stack printed %s µs",
-			spread(r.Stacks), num(median(r.OutputLines)), spread(per))
+			spread(r.Stacks), benchutil.Num(benchutil.Median(r.OutputLines)), spread(per))
 	}
 	notes[1] += "; " + printed
 	if r.Unsymbolised > 0 {
@@ -311,8 +302,8 @@ The numbers:
   elapsed ns per call (CLOCK_MONOTONIC around the loop). The tool is
   started S times; each time the loop runs R times just before the tool
   starts (untraced) and R times while it is attached (traced), and R more
-  untraced runs follow the last exit. The overhead is median(traced) −
-  median(untraced). Where the tool's output gives the
+  untraced runs follow the last exit. The overhead is benchutil.Median(traced) −
+  benchutil.Median(untraced). Where the tool's output gives the
   count, it is checked against the calls made (see the notes). The machine
   is shared with other work, which shows as noise of some tens of ns; the
   ratios between tools measured in the same run are steadier than the
