@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"regexp"
+	goruntime "runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -442,6 +443,12 @@ func (s *Session) Run(name string, args ...uint64) error {
 			ctx[8*i+b] = byte(a >> (8 * b))
 		}
 	}
+	// The program runs in this thread, whose vtimestamp is its time on
+	// CPU as the scheduler last accounted it: a thread Go made moments
+	// ago may have none yet. Yielding first has the scheduler account it.
+	goruntime.LockOSThread()
+	defer goruntime.UnlockOSThread()
+	_, _, _ = unix.Syscall(unix.SYS_SCHED_YIELD, 0, 0, 0)
 	for _, p := range s.run[name] {
 		if _, err := p.Run(&ebpf.RunOptions{Context: ctx}); err != nil {
 			return fmt.Errorf("running %s: %w", name, err)
