@@ -107,3 +107,33 @@ func TestCapabilityNamed(t *testing.T) {
 		t.Fatalf("with CAP_DAC_READ_SEARCH: err %v, output:\n%s", err, out)
 	}
 }
+
+// TestKernelSymbolsNeedSyslog: a program that names kernel addresses,
+// run without CAP_SYSLOG where /proc/kallsyms then hides them, says so
+// at start instead of printing bare hexadecimal frames without a word; with
+// CAP_SYSLOG it says nothing of it. What nobody sees is asked of the kernel
+// independently, by awk run as nobody.
+func TestKernelSymbolsNeedSyslog(t *testing.T) {
+	cmd := exec.Command("awk", `$2 == "T" || $2 == "t" { print $1; exit }`, "/proc/kallsyms")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534, Groups: []uint32{}}}
+	first, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hidden := strings.Trim(strings.TrimSpace(string(first)), "0") == ""
+	prog := `profile-97 { @[stack()] = count(); } tick-1s { exit(0); }`
+	const warning = "kernel addresses will print as hexadecimal"
+	bin := capsBinary(t, unix.CAP_BPF, unix.CAP_PERFMON)
+	out, err := runAsNobody(t, bin, "-q", "-n", prog)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if got := strings.Contains(out, warning) && strings.Contains(out, "CAP_SYSLOG"); got != hidden {
+		t.Errorf("nobody sees kallsyms addresses hidden: %v; warned: %v\n%s", hidden, got, out)
+	}
+	bin = capsBinary(t, unix.CAP_BPF, unix.CAP_PERFMON, unix.CAP_SYSLOG)
+	out, err = runAsNobody(t, bin, "-q", "-n", prog)
+	if err != nil || strings.Contains(out, warning) {
+		t.Errorf("with CAP_SYSLOG: err %v, output:\n%s", err, out)
+	}
+}

@@ -5,6 +5,7 @@ package sym
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"os"
 	"sort"
@@ -100,4 +101,34 @@ func (k *Kernel) Module(addr uint64) string {
 		return fmt.Sprintf("0x%x", addr)
 	}
 	return mod
+}
+
+// ErrNoKernelAddresses says that /proc/kallsyms names the kernel's symbols
+// but hides their addresses: the kernel (kptr_restrict) shows them only to a
+// reader with CAP_SYSLOG.
+var ErrNoKernelAddresses = errors.New("/proc/kallsyms shows no addresses: reading them needs CAP_SYSLOG")
+
+// KallsymsReadable reports whether /proc/kallsyms gives the kernel's
+// addresses to this process: it reads until the first text symbol.
+func KallsymsReadable() error {
+	f, err := os.Open("/proc/kallsyms")
+	if err != nil {
+		return fmt.Errorf("kernel symbols: %w", err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) < 3 || (fields[1] != "t" && fields[1] != "T") {
+			continue
+		}
+		if a, err := strconv.ParseUint(fields[0], 16, 64); err == nil && a != 0 {
+			return nil
+		}
+		return ErrNoKernelAddresses
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("kernel symbols: %w", err)
+	}
+	return ErrNoKernelAddresses
 }

@@ -48,6 +48,7 @@ func (p *Program) Start(o *StartOptions) (*Session, error) {
 		s.opts.Warn = func(string) {}
 	}
 	s.warnManySites(p.Plan)
+	s.warnKernelSymbols(p.Plan, kallsymsReadable)
 	rt, err := runtime.Load(p.Plan, &runtime.Options{Verbose: o.Verbose})
 	if err != nil {
 		return nil, err
