@@ -142,7 +142,8 @@ func (g *gen) builtin(bv *check.BuiltinVar, pos token.Pos) {
 		n := int(id - check.BArg0)
 		g.needs.Args[n] = true
 		g.emit(asm.LoadMem(asm.R0, rS, int16(provider.CtxArg0+8*n), asm.DWord))
-	case g.cl != nil && g.cl.Subject != 0 && (id == check.BPid || id == check.BTid || id == check.BPpid || id == check.BCurthread || id == check.BCurpsinfo || id == check.BCurlwpsinfo):
+	case g.cl != nil && g.cl.Subject != 0 && (id == check.BPid || id == check.BTid || id == check.BPpid || id == check.BCurthread || id == check.BCurpsinfo || id == check.BCurlwpsinfo ||
+		id == check.BUid || id == check.BGid || id == check.BVtimestamp):
 		g.subjectBuiltin(id)
 	case id == check.BPid:
 		g.emit(asm.FnGetCurrentPidTgid.Call(), asm.RSh.Imm(asm.R0, 32))

@@ -161,6 +161,9 @@ func (g *gen) alloca(x *ast.CallExpr) {
 // scratch memory (from alloca() or copyin()) with room for size bytes, or
 // the clause faults with an invalid address, as in DTrace.
 func (g *gen) copyinto(x *ast.CallExpr) {
+	if !g.onlyCurrent(x.Pos(), "copyinto( )") {
+		return
+	}
 	n, ok := g.constArg(x, 1)
 	if !ok || n <= 0 || n > 1024 {
 		g.errorf(x.Args[1].Pos(), "copyinto( ) size must be an integer constant from 1 to 1024")

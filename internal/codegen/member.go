@@ -14,6 +14,7 @@ import (
 
 	"github.com/sonde-trace/sonde/internal/d/ast"
 	"github.com/sonde-trace/sonde/internal/d/check"
+	"github.com/sonde-trace/sonde/internal/d/token"
 	"github.com/sonde-trace/sonde/internal/plan"
 	"github.com/sonde-trace/sonde/internal/provider"
 )
@@ -113,7 +114,20 @@ func (g *gen) subjectTask(r asm.Register) {
 	}
 }
 
-// subjectBuiltin loads pid, tid, ppid or curthread of the subject thread.
+// onlyCurrent refuses, at pos, what (an action or subroutine that acts on
+// the running thread: its signals, its user memory) in a clause whose
+// probes fire for another thread: sched:::on-cpu runs in the thread going
+// off CPU, so it would signal, or read the memory of, the wrong one.
+func (g *gen) onlyCurrent(pos token.Pos, what string) bool {
+	if g.cl == nil || g.cl.Subject == 0 {
+		return true
+	}
+	g.errorf(pos, "%s is not supported here: this probe fires for another thread than the one it runs in (sched:::on-cpu runs in the thread going off CPU), whose memory or signals it would use", what)
+	return false
+}
+
+// subjectBuiltin loads pid, tid, ppid, uid, gid, vtimestamp or curthread
+// of the subject thread.
 func (g *gen) subjectBuiltin(id check.BuiltinVarID) {
 	g.subjectTask(asm.R3)
 	switch id {
@@ -126,6 +140,11 @@ func (g *gen) subjectBuiltin(id check.BuiltinVarID) {
 	case check.BPpid:
 		g.taskField(asm.R3, "real_parent", 8)
 		g.taskField(asm.R0, "tgid", 4)
+	case check.BUid, check.BGid: // as bpf_get_current_uid_gid: the task's cred, in the initial namespace
+		g.taskField(asm.R3, "cred", 8)
+		g.kernField(asm.R0, "cred", map[check.BuiltinVarID]string{check.BUid: "uid", check.BGid: "gid"}[id], 4)
+	case check.BVtimestamp:
+		g.taskField(asm.R3, "se.sum_exec_runtime", 8)
 	}
 }
 

@@ -120,9 +120,15 @@ func (g *gen) actionCall(x *ast.CallExpr, b *check.Builtin) {
 	case "normalize":
 		g.record(plan.ActNormalize, x, x.Args[1:], "", g.aggIDs(x.Args[:1]))
 	case "raise":
+		if !g.onlyCurrent(x.Pos(), "raise( )") {
+			return
+		}
 		g.record(plan.ActRaise, x, x.Args, "", nil)
 		g.raise(x.Args[0])
 	case "stop":
+		if !g.onlyCurrent(x.Pos(), "stop( )") {
+			return
+		}
 		g.record(plan.ActStop, x, nil, "", nil)
 		g.emit(asm.Mov.Imm(asm.R1, int32(unix.SIGSTOP)), asm.FnSendSignal.Call())
 	case "speculate":
@@ -354,6 +360,9 @@ func (g *gen) progenyof(x *ast.CallExpr) {
 // copyin(addr, size) copies user memory into clause scratch space and
 // yields its (kernel) address, as DTrace's copyin returns scratch memory.
 func (g *gen) copyin(x *ast.CallExpr) {
+	if !g.onlyCurrent(x.Pos(), "copyin( )") {
+		return
+	}
 	k, ok := g.info.Consts[ast.Unparen(x.Args[1])]
 	if !ok || k.IsStr || k.Int <= 0 || k.Int > 1024 {
 		g.errorf(x.Args[1].Pos(), "copyin( ) size must be an integer constant from 1 to 1024")

@@ -257,6 +257,9 @@ func (g *gen) copyFromReg(off int, src asm.Register, m, n int) {
 
 // copyinstr reads a user string into scratch[off:off+n].
 func (g *gen) copyinstr(x *ast.CallExpr, off, n int) {
+	if !g.onlyCurrent(x.Pos(), "copyinstr( )") {
+		return
+	}
 	g.zero(off, n)
 	g.expr(x.Args[0])
 	g.emit(
