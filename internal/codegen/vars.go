@@ -273,6 +273,10 @@ func (g *gen) stackInto(e ast.Expr, f plan.Field, off int) {
 		g.deferredUstack(f, off)
 		return
 	}
+	if f.Kind == plan.FKStack && g.cl != nil && g.cl.Subject != 0 {
+		g.subjectKernelStack(f, buf)
+		return
+	}
 	if f.Kind == plan.FUStack {
 		flags = 1 << 8 // BPF_F_USER_STACK
 		buf = off + 16
@@ -287,6 +291,24 @@ func (g *gen) stackInto(e ast.Expr, f plan.Field, off int) {
 		asm.FnGetStack.Call(),
 	)
 	ok := g.label("stk")
+	g.emit(asm.JSGE.Imm(asm.R0, 0, ok), asm.Mov.Imm(asm.R0, 0))
+	g.emit(asm.RSh.Imm(asm.R0, 3).WithSymbol(ok), asm.StoreMem(rS, int16(buf-8), asm.R0, asm.DWord))
+}
+
+// subjectKernelStack captures the kernel stack of a clause's subject thread
+// when it is not the running one (sched:::on-cpu: the incoming thread, not
+// yet running, whose saved stack is where it went off CPU) with
+// bpf_get_task_stack, into buf with its frame count before it.
+func (g *gen) subjectKernelStack(f plan.Field, buf int) {
+	g.subjectTask(asm.R1)
+	g.emit(
+		asm.Mov.Reg(asm.R2, rS),
+		asm.Add.Imm(asm.R2, int32(buf)),
+		asm.Mov.Imm(asm.R3, int32(f.Size-8)),
+		asm.Mov.Imm(asm.R4, 0),
+		asm.FnGetTaskStack.Call(),
+	)
+	ok := g.label("tstk")
 	g.emit(asm.JSGE.Imm(asm.R0, 0, ok), asm.Mov.Imm(asm.R0, 0))
 	g.emit(asm.RSh.Imm(asm.R0, 3).WithSymbol(ok), asm.StoreMem(rS, int16(buf-8), asm.R0, asm.DWord))
 }
