@@ -238,6 +238,9 @@ func (g *gen) deref(t *check.Type, user bool, pos token.Pos) {
 	slot := int16(-g.stack)
 	fn := asm.FnProbeReadKernel
 	if user {
+		if !g.onlyCurrent(pos, "reading user memory") {
+			return
+		}
 		fn = asm.FnProbeReadUser
 	}
 	g.emit(

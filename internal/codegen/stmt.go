@@ -324,13 +324,17 @@ func (g *gen) taskField(r asm.Register, path string, size int) {
 	g.kernField(r, "task_struct", path, size)
 }
 
-// progenyof(pid): whether the current process is pid or descends from it,
+// progenyof(pid): whether the process (the clause's subject) is pid or descends from it,
 // walking at most 64 parents.
 func (g *gen) progenyof(x *ast.CallExpr) {
 	g.expr(x.Args[0])
 	want := g.push()
 	loop, yes, no, end := g.label("pg_loop"), g.label("pg_yes"), g.label("pg_no"), g.label("pg_end")
-	g.emit(asm.FnGetCurrentTask.Call(), asm.Mov.Reg(regTmp, asm.R0))
+	if g.cl != nil && g.cl.Subject != 0 {
+		g.subjectTask(regTmp)
+	} else {
+		g.emit(asm.FnGetCurrentTask.Call(), asm.Mov.Reg(regTmp, asm.R0))
+	}
 	cnt := g.push() // reuse: the counter lives in a slot
 	g.emit(provider.StoreImm64(asm.R10, cnt, 0))
 	g.emit(asm.Mov.Reg(regTmp, regTmp).WithSymbol(loop))

@@ -248,9 +248,13 @@ func (g *gen) fieldInto(e ast.Expr, f plan.Field, off int) {
 		g.emit(asm.StoreMem(rS, int16(off), asm.R0, asm.DWord))
 	case plan.FUSym:
 		g.expr(symArg(e))
-		g.emit(asm.StoreMem(rS, int16(off+8), asm.R0, asm.DWord),
-			asm.FnGetCurrentPidTgid.Call(), asm.RSh.Imm(asm.R0, 32),
-			asm.StoreMem(rS, int16(off), asm.R0, asm.DWord))
+		g.emit(asm.StoreMem(rS, int16(off+8), asm.R0, asm.DWord))
+		if g.cl != nil && g.cl.Subject != 0 {
+			g.subjectBuiltin(check.BPid) // named in the subject's address space
+		} else {
+			g.emit(asm.FnGetCurrentPidTgid.Call(), asm.RSh.Imm(asm.R0, 32))
+		}
+		g.emit(asm.StoreMem(rS, int16(off), asm.R0, asm.DWord))
 	default:
 		g.errorf(e.Pos(), "cannot record this value")
 	}

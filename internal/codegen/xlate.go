@@ -264,6 +264,9 @@ func (g *gen) declStrInto(e ast.Expr, off, n int) bool {
 func (g *gen) readStr(off, n int, user bool, pos token.Pos) {
 	fn := asm.FnProbeReadKernelStr
 	if user {
+		if !g.onlyCurrent(pos, "reading a user string") {
+			return
+		}
 		fn = asm.FnProbeReadUserStr
 	}
 	g.emit(
