@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/url"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -14,7 +15,11 @@ const (
 	Webhook        = "webhook"
 	ResumeDataset  = "resume_dataset"
 	SuspendDataset = "suspend_dataset"
+	Alertmanager   = "alertmanager"
 )
+
+// handlerNames are the handlers, as errors list them.
+var handlerNames = []string{Email, Syslog, Webhook, Alertmanager, ResumeDataset, SuspendDataset}
 
 // CategoryThresholds is the one category of actions here: those of a
 // threshold's alerts.
@@ -60,6 +65,12 @@ type Item struct {
 	Facility    string `json:"facility,omitempty"`
 	// resume_dataset, suspend_dataset: the dataset.
 	Dataset string `json:"dataset,omitempty"`
+	// alertmanager: URL is Alertmanager's base URL (http://HOST:9093);
+	// Labels are added to the alert's own; Resend is how often, in
+	// seconds, a posted alert is sent again (default 60: shorter than
+	// Alertmanager's resolve_timeout, 5 minutes by default).
+	Labels map[string]string `json:"labels,omitempty"`
+	Resend int64             `json:"resend,omitempty"`
 	// Timeout of one attempt and retries after a failure (defaults: the
 	// engine's).
 	Timeout int64 `json:"timeout,omitempty"`
@@ -77,8 +88,10 @@ type Notice struct {
 	Limit     float64   `json:"limit"`
 	Type      string    `json:"type"`
 	Time      time.Time `json:"time"`
-	Host      string    `json:"host,omitempty"`
-	Link      string    `json:"link,omitempty"`
+	// Posted is when the alert posted (for a clear, a re-notification).
+	Posted time.Time `json:"posted,omitzero"`
+	Host   string    `json:"host,omitempty"`
+	Link   string    `json:"link,omitempty"`
 }
 
 // Event is an alert: when it posted and cleared, its values, and what
@@ -130,6 +143,8 @@ type run struct {
 	action string
 	item   Item
 	n      Notice
+	// quiet: an attempt is recorded only when it fails (resends).
+	quiet bool
 }
 
 // runsFor lists the items of threshold id's actions that run on step
@@ -194,7 +209,9 @@ func (e *Engine) deliver(ctx context.Context, r run) []Attempt {
 			e.cfg.Logf("alert: %s %s of %s (attempt %d): %v", r.item.Handler, r.n.What, r.n.Statname, i, err)
 		}
 		out = append(out, a)
-		e.record(r.n.Event, a)
+		if !r.quiet || err != nil {
+			e.record(r.n.Event, a)
+		}
 		if err == nil || i > retries {
 			return out
 		}
@@ -402,8 +419,7 @@ func (e *Engine) Test(id, item string) (Event, error) {
 	ev.State, ev.Notifications = "test", 0
 	e.saveEvent(ev)
 	e.mu.Unlock()
-	n := Notice{What: "test", Event: ev.ID, Threshold: t.ID, Statname: t.Statname, Limit: t.Limit, Type: t.Type, Time: now,
-		Host: e.cfg.Host, Link: e.link(&t)}
+	n := e.notice(&t, ev, "test", nil, 0, now)
 	e.deliver(e.ctx, run{action: id, item: it, n: n})
 	return e.Event(ev.ID)
 }
@@ -422,6 +438,8 @@ func (e *Engine) checkItem(it *Item) error {
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return badf("webhook: url %q: want http(s)://HOST/PATH", it.URL)
 		}
+	case Alertmanager:
+		return e.checkAlertmanager(it)
 	case Email:
 		return checkEmail(it)
 	case Syslog:
@@ -438,10 +456,9 @@ func (e *Engine) checkItem(it *Item) error {
 		}
 		it.Dataset = ds.Name
 	case "":
-		return badf("an action item needs a handler: %s, %s, %s, %s or %s", Email, Syslog, Webhook, ResumeDataset, SuspendDataset)
+		return badf("an action item needs a handler: %s", strings.Join(handlerNames, ", "))
 	default:
-		return badf("handler %q: want %s, %s, %s, %s or %s (alertmanager, snmp_trap and capture are not built yet)",
-			it.Handler, Email, Syslog, Webhook, ResumeDataset, SuspendDataset)
+		return badf("handler %q: want %s", it.Handler, strings.Join(handlerNames, ", "))
 	}
 	return nil
 }

@@ -52,6 +52,12 @@ type Config struct {
 	// Link is the agent's base URL, for links in the messages.
 	Link string
 	Logf func(format string, args ...any)
+	// CheckTimeout bounds the checks of a target when an item is
+	// configured (an Alertmanager's status; default 5 s).
+	CheckTimeout time.Duration
+	// ResendTick is how often the posted alerts due to be sent to
+	// Alertmanager again are looked for (default 1 s).
+	ResendTick time.Duration
 }
 
 // Meta keys.
@@ -76,6 +82,10 @@ type Engine struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+	// resends are the posted alerts sent to Alertmanager again while
+	// they last; loops is the resender's goroutine.
+	resends map[string]*resend
+	loops   sync.WaitGroup
 
 	// dirty are the events to write (nil: to delete), by sequence
 	// number; the writer writes them outside e.mu, so that neither the
@@ -121,13 +131,22 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.Logf == nil {
 		cfg.Logf = func(string, ...any) {}
 	}
-	e := &Engine{cfg: cfg, watches: map[string]*watch{}, actions: map[string]*Action{}, dirty: map[uint64]*Event{},
+	if cfg.CheckTimeout <= 0 {
+		cfg.CheckTimeout = 5 * time.Second
+	}
+	if cfg.ResendTick <= 0 {
+		cfg.ResendTick = time.Second
+	}
+	e := &Engine{cfg: cfg, watches: map[string]*watch{}, actions: map[string]*Action{}, dirty: map[uint64]*Event{}, resends: map[string]*resend{},
 		wake: make(chan struct{}, 1), stopWrite: make(chan struct{}), written: make(chan struct{})}
 	e.ctx, e.cancel = context.WithCancel(context.Background())
 	if err := e.load(); err != nil {
 		return nil, err
 	}
+	e.resumeResends()
 	go e.writer()
+	e.loops.Add(1)
+	go e.resender()
 	return e, nil
 }
 
@@ -142,6 +161,7 @@ func (e *Engine) Close() error {
 	e.closed = true
 	e.mu.Unlock()
 	e.cancel()
+	e.loops.Wait()
 	e.wg.Wait()
 	close(e.stopWrite)
 	<-e.written
@@ -238,6 +258,25 @@ func (e *Engine) load() error {
 		e.resume(&ev)
 	}
 	return nil
+}
+
+// resumeResends sends the alerts still posted after a restart to their
+// Alertmanagers again, now and then every resend interval.
+func (e *Engine) resumeResends() {
+	now := e.cfg.Now()
+	for _, w := range e.watches {
+		for k, m := range w.alerts {
+			if m.state != Firing || m.event == nil {
+				continue
+			}
+			n := e.notice(&w.th, m.event, Renotify, w.keys[k], m.event.Value, m.event.Notified)
+			for _, r := range e.runsFor(w.th.ID, Renotify, n) {
+				if r.item.Handler == Alertmanager {
+					e.resends[resendKey(r)] = &resend{r: r, next: now}
+				}
+			}
+		}
+	}
 }
 
 // resume puts an alert that was posted and not cleared when the agent
@@ -460,6 +499,9 @@ func (e *Engine) end(w *watch) {
 		if m.event != nil {
 			m.event.State, m.event.Cleared = "ended", now
 			e.saveEvent(m.event)
+			for _, r := range e.untrack(m.event.ID, now) {
+				e.start(r)
+			}
 		}
 	}
 	w.alerts, w.keys = map[string]*machine{}, map[string][]string{}
@@ -529,6 +571,7 @@ func (e *Engine) Observe(dataset string, s analytics.Second) {
 		}
 		runs = append(runs, e.evaluate(w, s, start, end)...)
 	}
+	e.track(runs)
 	e.mu.Unlock()
 	for _, r := range runs {
 		e.start(r)
@@ -643,9 +686,13 @@ func (e *Engine) transition(w *watch, m *machine, key []string, step Step, v flo
 	if silenced {
 		return nil
 	}
-	n := Notice{What: string(step), Event: ev.ID, Threshold: t.ID, Statname: t.Statname, Key: key, Value: v, Limit: t.Limit,
-		Type: t.Type, Time: at.UTC(), Host: e.cfg.Host, Link: e.link(t)}
-	return e.runsFor(t.ID, step, n)
+	return e.runsFor(t.ID, step, e.notice(t, ev, step, key, v, at))
+}
+
+// notice is what the actions of a step of ev say.
+func (e *Engine) notice(t *Threshold, ev *Event, step Step, key []string, v float64, at time.Time) Notice {
+	return Notice{What: string(step), Event: ev.ID, Threshold: t.ID, Statname: t.Statname, Key: key, Value: v, Limit: t.Limit,
+		Type: t.Type, Time: at.UTC(), Posted: ev.Posted, Host: e.cfg.Host, Link: e.link(t)}
 }
 
 func (e *Engine) link(t *Threshold) string {

@@ -31,6 +31,8 @@ func (e *Engine) handler(it Item) (sender, error) {
 	switch it.Handler {
 	case Webhook:
 		return webhook{url: it.URL}, nil
+	case Alertmanager:
+		return alertmanagerSender{it: it, now: e.cfg.Now}, nil
 	case Email:
 		return emailSender{it: it}, nil
 	case Syslog:
