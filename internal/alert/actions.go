@@ -19,7 +19,7 @@ const (
 )
 
 // handlerNames are the handlers, as errors list them.
-var handlerNames = []string{Email, Syslog, Webhook, Alertmanager, ResumeDataset, SuspendDataset}
+var handlerNames = []string{Email, Syslog, Webhook, Alertmanager, SNMPTrap, ResumeDataset, SuspendDataset}
 
 // CategoryThresholds is the one category of actions here: those of a
 // threshold's alerts.
@@ -71,6 +71,15 @@ type Item struct {
 	// Alertmanager's resolve_timeout, 5 minutes by default).
 	Labels map[string]string `json:"labels,omitempty"`
 	Resend int64             `json:"resend,omitempty"`
+	// snmp_trap: Destination is the manager's HOST[:PORT] (162);
+	// SNMPVersion "2c" (the default) with a Community (public), or "3"
+	// with AuthFile holding "USER [AUTHPASS [PRIVPASS]]", the protocols
+	// (none: noAuthNoPriv) and the engine ID (hex; default sonded's).
+	SNMPVersion  string `json:"snmp_version,omitempty"`
+	Community    string `json:"community,omitempty"`
+	AuthProtocol string `json:"auth_protocol,omitempty"`
+	PrivProtocol string `json:"priv_protocol,omitempty"`
+	EngineID     string `json:"engine_id,omitempty"`
 	// Timeout of one attempt and retries after a failure (defaults: the
 	// engine's).
 	Timeout int64 `json:"timeout,omitempty"`
@@ -440,6 +449,8 @@ func (e *Engine) checkItem(it *Item) error {
 		}
 	case Alertmanager:
 		return e.checkAlertmanager(it)
+	case SNMPTrap:
+		return checkSNMP(it)
 	case Email:
 		return checkEmail(it)
 	case Syslog:

@@ -86,6 +86,8 @@ type Engine struct {
 	// they last; loops is the resender's goroutine.
 	resends map[string]*resend
 	loops   sync.WaitGroup
+	// started is when the engine started (SNMP's sysUpTime).
+	started time.Time
 
 	// dirty are the events to write (nil: to delete), by sequence
 	// number; the writer writes them outside e.mu, so that neither the
@@ -140,6 +142,7 @@ func New(cfg Config) (*Engine, error) {
 	e := &Engine{cfg: cfg, watches: map[string]*watch{}, actions: map[string]*Action{}, dirty: map[uint64]*Event{}, resends: map[string]*resend{},
 		wake: make(chan struct{}, 1), stopWrite: make(chan struct{}), written: make(chan struct{})}
 	e.ctx, e.cancel = context.WithCancel(context.Background())
+	e.started = cfg.Now()
 	if err := e.load(); err != nil {
 		return nil, err
 	}

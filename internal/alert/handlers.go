@@ -33,6 +33,8 @@ func (e *Engine) handler(it Item) (sender, error) {
 		return webhook{url: it.URL}, nil
 	case Alertmanager:
 		return alertmanagerSender{it: it, now: e.cfg.Now}, nil
+	case SNMPTrap:
+		return snmpSender{it: it, started: e.started, now: e.cfg.Now}, nil
 	case Email:
 		return emailSender{it: it}, nil
 	case Syslog:
