@@ -19,7 +19,7 @@ const (
 )
 
 // handlerNames are the handlers, as errors list them.
-var handlerNames = []string{Email, Syslog, Webhook, Alertmanager, SNMPTrap, ResumeDataset, SuspendDataset}
+var handlerNames = []string{Email, Syslog, Webhook, Alertmanager, SNMPTrap, ResumeDataset, SuspendDataset, Capture}
 
 // CategoryThresholds is the one category of actions here: those of a
 // threshold's alerts.
@@ -80,6 +80,10 @@ type Item struct {
 	AuthProtocol string `json:"auth_protocol,omitempty"`
 	PrivProtocol string `json:"priv_protocol,omitempty"`
 	EngineID     string `json:"engine_id,omitempty"`
+	// capture: the D program (default: stacks at 997 Hz of the offending
+	// process) and how long it runs, in seconds (default 10).
+	Program string `json:"program,omitempty"`
+	Seconds int64  `json:"seconds,omitempty"`
 	// Timeout of one attempt and retries after a failure (defaults: the
 	// engine's).
 	Timeout int64 `json:"timeout,omitempty"`
@@ -125,6 +129,8 @@ type Event struct {
 	// silence held back.
 	Silenced []string  `json:"silenced,omitempty"`
 	Attempts []Attempt `json:"attempts,omitempty"`
+	// Captures are what the capture items found when it posted.
+	Captures []CaptureInfo `json:"captures,omitempty"`
 }
 
 func (ev *Event) copy() Event {
@@ -132,6 +138,7 @@ func (ev *Event) copy() Event {
 	c.Key = append([]string(nil), ev.Key...)
 	c.Silenced = append([]string(nil), ev.Silenced...)
 	c.Attempts = append([]Attempt(nil), ev.Attempts...)
+	c.Captures = append([]CaptureInfo(nil), ev.Captures...)
 	return c
 }
 
@@ -165,6 +172,9 @@ func (e *Engine) runsFor(id string, step Step, n Notice) []run {
 			continue
 		}
 		for _, it := range a.Items {
+			if it.Handler == Capture && step == Renotify {
+				continue // a capture is of the alert's start
+			}
 			if (step == Clear && it.Clear) || (step != Clear && it.Post) {
 				runs = append(runs, run{action: a.ID, item: it, n: n})
 			}
@@ -194,7 +204,7 @@ func (e *Engine) start(r run) {
 // deliver tries r until it is delivered or its retries are spent,
 // recording each attempt in the event.
 func (e *Engine) deliver(ctx context.Context, r run) []Attempt {
-	h, err := e.handler(r.item)
+	h, err := e.handler(r.action, r.item)
 	retries := e.cfg.Retries
 	if r.item.Retries != nil {
 		retries = max(*r.item.Retries, 0)
@@ -202,6 +212,9 @@ func (e *Engine) deliver(ctx context.Context, r run) []Attempt {
 	timeout := e.cfg.Timeout
 	if r.item.Timeout > 0 {
 		timeout = seconds(r.item.Timeout)
+	}
+	if r.item.Handler == Capture {
+		timeout += seconds(r.item.Seconds) // the timeout is the capture's start's and end's
 	}
 	backoff := e.cfg.Backoff
 	var out []Attempt
@@ -230,7 +243,7 @@ func (e *Engine) deliver(ctx context.Context, r run) []Attempt {
 		case <-time.After(backoff):
 		}
 		backoff *= 2
-		h, err = e.handler(r.item)
+		h, err = e.handler(r.action, r.item)
 	}
 }
 
@@ -451,6 +464,8 @@ func (e *Engine) checkItem(it *Item) error {
 		return e.checkAlertmanager(it)
 	case SNMPTrap:
 		return checkSNMP(it)
+	case Capture:
+		return e.checkCapture(it)
 	case Email:
 		return checkEmail(it)
 	case Syslog:

@@ -58,6 +58,11 @@ type Config struct {
 	// ResendTick is how often the posted alerts due to be sent to
 	// Alertmanager again are looked for (default 1 s).
 	ResendTick time.Duration
+	// Capture runs a capture item's D program (default: through
+	// internal/tracer); CheckProgram checks one when an item is
+	// configured (default: it compiles).
+	Capture      Capturer
+	CheckProgram func(program string) error
 }
 
 // Meta keys.
@@ -94,6 +99,7 @@ type Engine struct {
 	// agent's tick nor an action waits for the disk. writeMu orders the
 	// writes of successive snapshots.
 	dirty     map[uint64]*Event
+	gone      []string // other documents to delete (an evicted event's captures)
 	wake      chan struct{}
 	stopWrite chan struct{}
 	written   chan struct{}
@@ -138,6 +144,12 @@ func New(cfg Config) (*Engine, error) {
 	}
 	if cfg.ResendTick <= 0 {
 		cfg.ResendTick = time.Second
+	}
+	if cfg.Capture == nil {
+		cfg.Capture = runCapture
+	}
+	if cfg.CheckProgram == nil {
+		cfg.CheckProgram = checkProgram
 	}
 	e := &Engine{cfg: cfg, watches: map[string]*watch{}, actions: map[string]*Action{}, dirty: map[uint64]*Event{}, resends: map[string]*resend{},
 		wake: make(chan struct{}, 1), stopWrite: make(chan struct{}), written: make(chan struct{})}
@@ -209,6 +221,10 @@ func (e *Engine) flush() {
 		docs[eventKey(seq)] = b
 	}
 	clear(e.dirty)
+	for _, k := range e.gone {
+		docs[k] = nil
+	}
+	e.gone = nil
 	e.mu.Unlock()
 	keys := make([]string, 0, len(docs))
 	for k := range docs {
@@ -729,6 +745,11 @@ func (e *Engine) evict() {
 	old := e.events[i]
 	e.events = append(e.events[:i], e.events[i+1:]...)
 	e.dirty[old.seq] = nil
+	for _, c := range old.Captures {
+		for _, part := range []string{"folded", "svg", "output"} {
+			e.gone = append(e.gone, captureKey(old.ID, c.Item, part))
+		}
+	}
 	e.poke()
 }
 
