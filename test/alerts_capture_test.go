@@ -193,6 +193,15 @@ profile-997 { raise(9); }`}, "destructive"},
 			}
 		}
 	}
+	// The CLI lists the captures and writes a part.
+	out, err := exec.Command(sonde, "analytics", "alerts", "captures", posted.ID, "-url", "http://"+s.addr).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), items[1].Item.ID+"  post") || !strings.Contains(string(out), "folded,svg") {
+		t.Errorf("sonde analytics alerts captures: %v\n%s", err, out)
+	}
+	out, err = exec.Command(sonde, "analytics", "alerts", "capture", posted.ID, items[0].Item.ID, "folded", "-url", "http://"+s.addr).Output()
+	if err != nil || !strings.Contains(string(out), name+"`sonde_capture_spin") {
+		t.Errorf("sonde analytics alerts capture folded: %v\n%s", err, out)
+	}
 	if st, body := s.alertCall("GET", "/events/"+posted.ID+"/captures/"+items[0].Item.ID+"/nothing", nil, nil); st != 404 {
 		t.Errorf("an unknown part: %d %s", st, body)
 	}
