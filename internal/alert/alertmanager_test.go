@@ -143,3 +143,58 @@ func TestAlertmanagerBadConfiguration(t *testing.T) {
 		t.Errorf("a good item: %+v %v", it, err)
 	}
 }
+
+// An Alertmanager that hangs delays neither the other items nor the
+// resender: each attempt, the post's and a resend's, fails at its
+// timeout, recorded.
+func TestAlertmanagerHangs(t *testing.T) {
+	r := newRig(t, Config{Retries: -1, Timeout: 100 * time.Millisecond, ResendTick: 5 * time.Millisecond}, "fake.ops")
+	release := make(chan struct{})
+	hang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if req.URL.Path == "/api/v2/status" {
+			return
+		}
+		select {
+		case <-release:
+		case <-req.Context().Done():
+		}
+	}))
+	defer hang.Close()
+	defer close(release)
+	h, srv := newHook(t)
+	th := r.threshold(t, Threshold{Statname: "fake.ops", Limit: 100, Minpost: 0})
+	if _, err := r.e.CreateAction(Action{ThresholdID: th.ID, Items: []Item{{Handler: Alertmanager, URL: hang.URL, Resend: 1},
+		{Handler: Webhook, URL: srv.URL}}}); err != nil {
+		t.Fatal(err)
+	}
+	r.second("fake.ops", sec(0), 500)
+	if n := <-h.got; n.What != "post" { // delivered while the other hangs
+		t.Fatalf("notice %+v", n)
+	}
+	r.clk.set(sec(10)) // resends due
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		ev := r.e.Events()[0]
+		resends := 0
+		for _, a := range ev.Attempts {
+			if a.What == "resend" && !a.Delivered && strings.Contains(a.Error, "deadline exceeded") {
+				resends++
+			}
+		}
+		if resends >= 1 {
+			break
+		}
+	}
+	ev := r.e.Events()[0]
+	var post, resend int
+	for _, a := range ev.Attempts {
+		switch {
+		case a.Handler == Alertmanager && a.What == "post" && !a.Delivered:
+			post++
+		case a.Handler == Alertmanager && a.What == "resend" && !a.Delivered:
+			resend++
+		}
+	}
+	if post != 1 || resend == 0 {
+		t.Errorf("attempts %+v: want the post and a resend failed at their timeout", ev.Attempts)
+	}
+}

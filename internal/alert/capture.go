@@ -236,6 +236,13 @@ func (c captureSender) send(ctx context.Context, n Notice) error {
 		}
 		src = defaultProgram(ds, n.Key)
 	}
+	select {
+	case c.e.capturing <- struct{}{}:
+		defer func() { <-c.e.capturing }()
+	default:
+		return fmt.Errorf("capture: %d captures are running already (sonded runs at most %d at once): this one is skipped",
+			cap(c.e.capturing), cap(c.e.capturing))
+	}
 	d := seconds(c.it.Seconds)
 	started := c.e.cfg.Now().UTC()
 	t0 := time.Now()

@@ -127,3 +127,53 @@ func TestCaptureFails(t *testing.T) {
 		}
 	}
 }
+
+// At most MaxCaptures captures run at once: a per-key threshold posting
+// for many keys in one second does not start a session for each; the
+// ones past the limit fail, saying why.
+func TestCaptureLimit(t *testing.T) {
+	release := make(chan struct{})
+	started := make(chan struct{}, 10)
+	slow := func(ctx context.Context, src string, d time.Duration) (CaptureResult, error) {
+		started <- struct{}{}
+		<-release
+		return CaptureResult{Folded: []byte("a 1\n")}, nil
+	}
+	r := newRig(t, Config{Retries: -1, Capture: slow, CheckProgram: func(string) error { return nil }, MaxCaptures: 2}, "fake.ops[execname]")
+	th := r.threshold(t, Threshold{Statname: "fake.ops[execname]", Limit: 100, Minpost: 0, PerKey: true})
+	if _, err := r.e.CreateAction(Action{ThresholdID: th.ID, Items: []Item{{Handler: Capture, Seconds: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	r.keyed("fake.ops[execname]", sec(0), map[string]int64{"a": 500, "b": 500, "c": 500, "d": 500})
+	<-started
+	<-started
+	// The two past the limit fail at once, while the two hold.
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		failed := 0
+		for _, ev := range r.e.Events() {
+			for _, a := range ev.Attempts {
+				if !a.Delivered && strings.Contains(a.Error, "at most 2 at once") {
+					failed++
+				}
+			}
+		}
+		if failed == 2 {
+			break
+		}
+	}
+	close(release)
+	r.e.Wait()
+	delivered, failed := 0, 0
+	for _, ev := range r.e.Events() {
+		for _, a := range ev.Attempts {
+			if a.Delivered {
+				delivered++
+			} else {
+				failed++
+			}
+		}
+	}
+	if delivered != 2 || failed != 2 {
+		t.Errorf("%d captures delivered and %d failed, want 2 and 2", delivered, failed)
+	}
+}

@@ -63,6 +63,10 @@ type Config struct {
 	// configured (default: it compiles).
 	Capture      Capturer
 	CheckProgram func(program string) error
+	// MaxCaptures is how many captures may run at once (default 4): a
+	// per-key threshold posting for many keys at once does not start a
+	// tracing session for each.
+	MaxCaptures int
 }
 
 // Meta keys.
@@ -93,6 +97,8 @@ type Engine struct {
 	loops   sync.WaitGroup
 	// started is when the engine started (SNMP's sysUpTime).
 	started time.Time
+	// capturing holds a token for each capture running.
+	capturing chan struct{}
 
 	// dirty are the events to write (nil: to delete), by sequence
 	// number; the writer writes them outside e.mu, so that neither the
@@ -151,10 +157,14 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.CheckProgram == nil {
 		cfg.CheckProgram = checkProgram
 	}
+	if cfg.MaxCaptures <= 0 {
+		cfg.MaxCaptures = 4
+	}
 	e := &Engine{cfg: cfg, watches: map[string]*watch{}, actions: map[string]*Action{}, dirty: map[uint64]*Event{}, resends: map[string]*resend{},
 		wake: make(chan struct{}, 1), stopWrite: make(chan struct{}), written: make(chan struct{})}
 	e.ctx, e.cancel = context.WithCancel(context.Background())
 	e.started = cfg.Now()
+	e.capturing = make(chan struct{}, cfg.MaxCaptures)
 	if err := e.load(); err != nil {
 		return nil, err
 	}
