@@ -198,3 +198,36 @@ func TestAlertmanagerHangs(t *testing.T) {
 		t.Errorf("attempts %+v: want the post and a resend failed at their timeout", ev.Attempts)
 	}
 }
+
+// After a restart, an alert still posted is sent to Alertmanager again at
+// once (its endsAt would otherwise pass), and resolved when it clears; a
+// threshold deleted resolves its posted alerts.
+func TestAlertmanagerAfterRestart(t *testing.T) {
+	r := newRig(t, Config{Retries: -1}, "fake.ops")
+	am, srv := newAMStub(t)
+	th := r.threshold(t, Threshold{Statname: "fake.ops", Limit: 100, Minpost: 0, Minclear: 1})
+	if _, err := r.e.CreateAction(Action{ThresholdID: th.ID, Items: []Item{{Handler: Alertmanager, URL: srv.URL, Resend: 60, Post: true, Clear: true}}}); err != nil {
+		t.Fatal(err)
+	}
+	r.clk.set(sec(1))
+	r.second("fake.ops", sec(0), 500)
+	<-am.post
+	r.e.Close()
+	r.clk.set(sec(30))
+	e2, err := New(Config{Meta: r.m, Datasets: r.ds, Now: r.clk.Now, ResendTick: 5 * time.Millisecond, Retries: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e2.Close()
+	<-am.post
+	if a := am.list()[1]; !a.StartsAt.Equal(sec(1)) || !a.EndsAt.Equal(sec(30).Add(240*time.Second)) {
+		t.Errorf("resent after the restart: %+v", a)
+	}
+	if err := e2.DeleteThreshold(th.ID); err != nil {
+		t.Fatal(err)
+	}
+	<-am.post
+	if a := am.list()[2]; !a.EndsAt.Equal(sec(30)) {
+		t.Errorf("the deleted threshold's alert ends at %v, want %v", a.EndsAt, sec(30))
+	}
+}
