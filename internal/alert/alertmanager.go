@@ -222,9 +222,9 @@ func (e *Engine) resender() {
 		for _, rs := range due {
 			r := rs.r
 			r.n.What, r.quiet = "resend", true
-			e.wg.Add(1)
+			e.loops.Add(1) // not e.wg: the resender holds loops, so this Add never races a Wait from zero
 			go func() {
-				defer e.wg.Done()
+				defer e.loops.Done()
 				e.deliver(e.ctx, r)
 				e.mu.Lock()
 				rs.busy = false
