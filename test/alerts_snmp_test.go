@@ -219,13 +219,18 @@ func TestAlertsSNMP(t *testing.T) {
 			t.Errorf("%v: %d %s, want 400 with %q", bad.item, st, body, bad.want)
 		}
 	}
-	for _, it := range []map[string]any{
+	var items [3]struct {
+		Item struct {
+			ID string `json:"uuid"`
+		} `json:"item"`
+	}
+	for i, it := range []map[string]any{
 		{"handler": "snmp_trap", "destination": trapd.addr, "community": community, "post": true, "clear": true},
 		{"handler": "snmp_trap", "destination": trapd.addr, "snmp_version": "3", "auth_file": authFile, "auth_protocol": "SHA",
 			"priv_protocol": "AES", "engine_id": engineID, "post": true, "clear": true},
 		{"handler": "snmp_trap", "destination": nobody, "community": community, "post": true},
 	} {
-		if st, body := s.alertCall("POST", "/actions/"+act.Action.ID, it, nil); st != 201 {
+		if st, body := s.alertCall("POST", "/actions/"+act.Action.ID, it, &items[i]); st != 201 {
 			t.Fatalf("item %v: %d %s", it, st, body)
 		}
 	}
@@ -319,5 +324,24 @@ func TestAlertsSNMP(t *testing.T) {
 	}
 	if refused != 1 {
 		t.Errorf("the trap to %s: want one failed attempt, got %+v", nobody, ev.Attempts)
+	}
+
+	// A test trap from the CLI, through the v3 item: logged, step test;
+	// through the one to nobody: the CLI fails, saying why.
+	out, err := exec.Command(sonde, "analytics", "alerts", "test", act.Action.ID, items[1].Item.ID, "-url", "http://"+s.addr).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "snmp_trap test delivered") {
+		t.Errorf("sonde analytics alerts test: %v\n%s", err, out)
+	}
+	until(t, "the test trap", func() bool {
+		for _, l := range trapd.trapsFor(th.Threshold.ID) {
+			if strings.Contains(l, "SNMP v3, user "+user) && strings.Contains(l, `.1.3.6.1.4.1.32473.1.8.0 = STRING: "test"`) {
+				return true
+			}
+		}
+		return false
+	})
+	out, err = exec.Command(sonde, "analytics", "alerts", "test", act.Action.ID, items[2].Item.ID, "-url", "http://"+s.addr).CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "nothing listens there") {
+		t.Errorf("sonde analytics alerts test to nobody: %v\n%s", err, out)
 	}
 }
