@@ -33,6 +33,7 @@ type captureInfo struct {
 	Samples int64  `json:"samples"`
 	Folded  string `json:"folded"`
 	SVG     string `json:"svg"`
+	Output  string `json:"output"`
 }
 
 // Capture on alert: a busy loop (a uniquely named process calling
@@ -92,15 +93,19 @@ profile-997 { raise(9); }`}, "destructive"},
 			t.Errorf("%v: %d %s, want 400 with %q", bad.item, st, body, bad.want)
 		}
 	}
-	var items [2]struct {
+	var items [3]struct {
 		Item struct {
 			ID string `json:"uuid"`
 		} `json:"item"`
 	}
 	given := `profile-997 /execname == "` + name + `"/ { @[ufunc(arg1)] = count(); }`
+	// One whose aggregation cannot be folded, and that prints: its
+	// output is attached as text.
+	printing := `profile-997 /execname == "` + name + `"/ { @q = quantize(1); } tick-1s { printf("capture tick\n"); }`
 	for i, it := range []map[string]any{
 		{"handler": "capture", "seconds": 2},
 		{"handler": "capture", "seconds": 2, "program": given},
+		{"handler": "capture", "seconds": 2, "program": printing},
 	} {
 		if st, body := s.alertCall("POST", "/actions/"+act.Action.ID, it, &items[i]); st != 201 {
 			t.Fatalf("item %v: %d %s", it, st, body)
@@ -135,7 +140,7 @@ profile-997 { raise(9); }`}, "destructive"},
 		if st, body := s.alertCall("GET", "/events/"+posted.ID, nil, &ev); st != 200 {
 			t.Fatalf("event: %d %s", st, body)
 		}
-		return len(ev.Event.Attempts) == 2
+		return len(ev.Event.Attempts) == 3
 	})
 	stop()
 	for _, a := range ev.Event.Attempts {
@@ -143,7 +148,7 @@ profile-997 { raise(9); }`}, "destructive"},
 			t.Errorf("capture failed: %+v", a)
 		}
 	}
-	if len(ev.Event.Captures) != 2 {
+	if len(ev.Event.Captures) != 3 {
 		t.Fatalf("captures: %+v", ev.Event.Captures)
 	}
 	get := func(href string) (string, string) {
@@ -159,6 +164,15 @@ profile-997 { raise(9); }`}, "destructive"},
 		return string(b), resp.Header.Get("Content-Type")
 	}
 	for _, c := range ev.Event.Captures {
+		if c.Item == items[2].Item.ID {
+			out, ct := get(c.Output)
+			// quantize(1) puts every sample in the bucket of 1.
+			if c.Folded != "" || c.SVG != "" || ct != "text/plain; charset=utf-8" || !strings.Contains(out, "capture tick\n") ||
+				!strings.Contains(out, "Distribution") || !strings.Contains(out, "|@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@ ") {
+				t.Errorf("the printing capture %+v (%s):\n%s", c, ct, out)
+			}
+			continue
+		}
 		if c.What != "post" || c.Stacks == 0 || c.Samples == 0 || c.Folded == "" || c.SVG == "" {
 			t.Errorf("capture %+v", c)
 			continue
