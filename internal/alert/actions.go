@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/url"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -14,7 +15,11 @@ const (
 	Webhook        = "webhook"
 	ResumeDataset  = "resume_dataset"
 	SuspendDataset = "suspend_dataset"
+	Alertmanager   = "alertmanager"
 )
+
+// handlerNames are the handlers, as errors list them.
+var handlerNames = []string{Email, Syslog, Webhook, Alertmanager, SNMPTrap, ResumeDataset, SuspendDataset, Capture}
 
 // CategoryThresholds is the one category of actions here: those of a
 // threshold's alerts.
@@ -60,6 +65,25 @@ type Item struct {
 	Facility    string `json:"facility,omitempty"`
 	// resume_dataset, suspend_dataset: the dataset.
 	Dataset string `json:"dataset,omitempty"`
+	// alertmanager: URL is Alertmanager's base URL (http://HOST:9093);
+	// Labels are added to the alert's own; Resend is how often, in
+	// seconds, a posted alert is sent again (default 60: shorter than
+	// Alertmanager's resolve_timeout, 5 minutes by default).
+	Labels map[string]string `json:"labels,omitempty"`
+	Resend int64             `json:"resend,omitempty"`
+	// snmp_trap: Destination is the manager's HOST[:PORT] (162);
+	// SNMPVersion "2c" (the default) with a Community (public), or "3"
+	// with AuthFile holding "USER [AUTHPASS [PRIVPASS]]", the protocols
+	// (none: noAuthNoPriv) and the engine ID (hex; default sonded's).
+	SNMPVersion  string `json:"snmp_version,omitempty"`
+	Community    string `json:"community,omitempty"`
+	AuthProtocol string `json:"auth_protocol,omitempty"`
+	PrivProtocol string `json:"priv_protocol,omitempty"`
+	EngineID     string `json:"engine_id,omitempty"`
+	// capture: the D program (default: stacks at 997 Hz of the offending
+	// process) and how long it runs, in seconds (default 10).
+	Program string `json:"program,omitempty"`
+	Seconds int64  `json:"seconds,omitempty"`
 	// Timeout of one attempt and retries after a failure (defaults: the
 	// engine's).
 	Timeout int64 `json:"timeout,omitempty"`
@@ -77,8 +101,10 @@ type Notice struct {
 	Limit     float64   `json:"limit"`
 	Type      string    `json:"type"`
 	Time      time.Time `json:"time"`
-	Host      string    `json:"host,omitempty"`
-	Link      string    `json:"link,omitempty"`
+	// Posted is when the alert posted (for a clear, a re-notification).
+	Posted time.Time `json:"posted,omitzero"`
+	Host   string    `json:"host,omitempty"`
+	Link   string    `json:"link,omitempty"`
 }
 
 // Event is an alert: when it posted and cleared, its values, and what
@@ -103,6 +129,8 @@ type Event struct {
 	// silence held back.
 	Silenced []string  `json:"silenced,omitempty"`
 	Attempts []Attempt `json:"attempts,omitempty"`
+	// Captures are what the capture items found when it posted.
+	Captures []CaptureInfo `json:"captures,omitempty"`
 }
 
 func (ev *Event) copy() Event {
@@ -110,6 +138,7 @@ func (ev *Event) copy() Event {
 	c.Key = append([]string(nil), ev.Key...)
 	c.Silenced = append([]string(nil), ev.Silenced...)
 	c.Attempts = append([]Attempt(nil), ev.Attempts...)
+	c.Captures = append([]CaptureInfo(nil), ev.Captures...)
 	return c
 }
 
@@ -130,6 +159,8 @@ type run struct {
 	action string
 	item   Item
 	n      Notice
+	// quiet: an attempt is recorded only when it fails (resends).
+	quiet bool
 }
 
 // runsFor lists the items of threshold id's actions that run on step
@@ -141,6 +172,9 @@ func (e *Engine) runsFor(id string, step Step, n Notice) []run {
 			continue
 		}
 		for _, it := range a.Items {
+			if it.Handler == Capture && step == Renotify {
+				continue // a capture is of the alert's start
+			}
 			if (step == Clear && it.Clear) || (step != Clear && it.Post) {
 				runs = append(runs, run{action: a.ID, item: it, n: n})
 			}
@@ -170,7 +204,7 @@ func (e *Engine) start(r run) {
 // deliver tries r until it is delivered or its retries are spent,
 // recording each attempt in the event.
 func (e *Engine) deliver(ctx context.Context, r run) []Attempt {
-	h, err := e.handler(r.item)
+	h, err := e.handler(r.action, r.item)
 	retries := e.cfg.Retries
 	if r.item.Retries != nil {
 		retries = max(*r.item.Retries, 0)
@@ -178,6 +212,9 @@ func (e *Engine) deliver(ctx context.Context, r run) []Attempt {
 	timeout := e.cfg.Timeout
 	if r.item.Timeout > 0 {
 		timeout = seconds(r.item.Timeout)
+	}
+	if r.item.Handler == Capture {
+		timeout += seconds(r.item.Seconds) // the timeout is the capture's start's and end's
 	}
 	backoff := e.cfg.Backoff
 	var out []Attempt
@@ -194,7 +231,9 @@ func (e *Engine) deliver(ctx context.Context, r run) []Attempt {
 			e.cfg.Logf("alert: %s %s of %s (attempt %d): %v", r.item.Handler, r.n.What, r.n.Statname, i, err)
 		}
 		out = append(out, a)
-		e.record(r.n.Event, a)
+		if !r.quiet || err != nil {
+			e.record(r.n.Event, a)
+		}
 		if err == nil || i > retries {
 			return out
 		}
@@ -204,7 +243,7 @@ func (e *Engine) deliver(ctx context.Context, r run) []Attempt {
 		case <-time.After(backoff):
 		}
 		backoff *= 2
-		h, err = e.handler(r.item)
+		h, err = e.handler(r.action, r.item)
 	}
 }
 
@@ -402,8 +441,7 @@ func (e *Engine) Test(id, item string) (Event, error) {
 	ev.State, ev.Notifications = "test", 0
 	e.saveEvent(ev)
 	e.mu.Unlock()
-	n := Notice{What: "test", Event: ev.ID, Threshold: t.ID, Statname: t.Statname, Limit: t.Limit, Type: t.Type, Time: now,
-		Host: e.cfg.Host, Link: e.link(&t)}
+	n := e.notice(&t, ev, "test", nil, 0, now)
 	e.deliver(e.ctx, run{action: id, item: it, n: n})
 	return e.Event(ev.ID)
 }
@@ -422,6 +460,12 @@ func (e *Engine) checkItem(it *Item) error {
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return badf("webhook: url %q: want http(s)://HOST/PATH", it.URL)
 		}
+	case Alertmanager:
+		return e.checkAlertmanager(it)
+	case SNMPTrap:
+		return checkSNMP(it)
+	case Capture:
+		return e.checkCapture(it)
 	case Email:
 		return checkEmail(it)
 	case Syslog:
@@ -438,10 +482,9 @@ func (e *Engine) checkItem(it *Item) error {
 		}
 		it.Dataset = ds.Name
 	case "":
-		return badf("an action item needs a handler: %s, %s, %s, %s or %s", Email, Syslog, Webhook, ResumeDataset, SuspendDataset)
+		return badf("an action item needs a handler: %s", strings.Join(handlerNames, ", "))
 	default:
-		return badf("handler %q: want %s, %s, %s, %s or %s (alertmanager, snmp_trap and capture are not built yet)",
-			it.Handler, Email, Syslog, Webhook, ResumeDataset, SuspendDataset)
+		return badf("handler %q: want %s", it.Handler, strings.Join(handlerNames, ", "))
 	}
 	return nil
 }

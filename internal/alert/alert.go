@@ -15,10 +15,14 @@
 // the days and time-of-day window are judged on it, in UTC as the
 // appliance did.
 //
-// Actions — webhook, email, syslog, suspending or resuming a dataset — are
-// grouped as the appliance grouped them: an action of category thresholds
-// names a threshold and holds items, each with a handler and whether it
-// runs on post, on clear or both. Each item runs in its own goroutine with
+// Actions — webhook, email, syslog, Prometheus Alertmanager (re-sent
+// while the alert lasts), SNMP traps (docs/mib/SONDE-MIB.txt), suspending
+// or resuming a dataset, and a capture (a D program run through
+// internal/tracer for a while when the alert posts, its stacks and flame
+// graph attached to the event) — are grouped as the appliance grouped
+// them: an action of category thresholds names a threshold and holds
+// items, each with a handler and whether it runs on post, on clear or
+// both. Each item runs in its own goroutine with
 // a timeout and retries with backoff; every attempt is recorded in the
 // alert's event (delivered, or failed and why). A failing or hanging
 // action never delays the others, the agent or the next second.

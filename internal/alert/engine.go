@@ -52,6 +52,21 @@ type Config struct {
 	// Link is the agent's base URL, for links in the messages.
 	Link string
 	Logf func(format string, args ...any)
+	// CheckTimeout bounds the checks of a target when an item is
+	// configured (an Alertmanager's status; default 5 s).
+	CheckTimeout time.Duration
+	// ResendTick is how often the posted alerts due to be sent to
+	// Alertmanager again are looked for (default 1 s).
+	ResendTick time.Duration
+	// Capture runs a capture item's D program (default: through
+	// internal/tracer); CheckProgram checks one when an item is
+	// configured (default: it compiles).
+	Capture      Capturer
+	CheckProgram func(program string) error
+	// MaxCaptures is how many captures may run at once (default 4): a
+	// per-key threshold posting for many keys at once does not start a
+	// tracing session for each.
+	MaxCaptures int
 }
 
 // Meta keys.
@@ -76,12 +91,21 @@ type Engine struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+	// resends are the posted alerts sent to Alertmanager again while
+	// they last; loops is the resender's goroutine.
+	resends map[string]*resend
+	loops   sync.WaitGroup
+	// started is when the engine started (SNMP's sysUpTime).
+	started time.Time
+	// capturing holds a token for each capture running.
+	capturing chan struct{}
 
 	// dirty are the events to write (nil: to delete), by sequence
 	// number; the writer writes them outside e.mu, so that neither the
 	// agent's tick nor an action waits for the disk. writeMu orders the
 	// writes of successive snapshots.
 	dirty     map[uint64]*Event
+	gone      []string // other documents to delete (an evicted event's captures)
 	wake      chan struct{}
 	stopWrite chan struct{}
 	written   chan struct{}
@@ -121,13 +145,33 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.Logf == nil {
 		cfg.Logf = func(string, ...any) {}
 	}
-	e := &Engine{cfg: cfg, watches: map[string]*watch{}, actions: map[string]*Action{}, dirty: map[uint64]*Event{},
+	if cfg.CheckTimeout <= 0 {
+		cfg.CheckTimeout = 5 * time.Second
+	}
+	if cfg.ResendTick <= 0 {
+		cfg.ResendTick = time.Second
+	}
+	if cfg.Capture == nil {
+		cfg.Capture = runCapture
+	}
+	if cfg.CheckProgram == nil {
+		cfg.CheckProgram = checkProgram
+	}
+	if cfg.MaxCaptures <= 0 {
+		cfg.MaxCaptures = 4
+	}
+	e := &Engine{cfg: cfg, watches: map[string]*watch{}, actions: map[string]*Action{}, dirty: map[uint64]*Event{}, resends: map[string]*resend{},
 		wake: make(chan struct{}, 1), stopWrite: make(chan struct{}), written: make(chan struct{})}
 	e.ctx, e.cancel = context.WithCancel(context.Background())
+	e.started = cfg.Now()
+	e.capturing = make(chan struct{}, cfg.MaxCaptures)
 	if err := e.load(); err != nil {
 		return nil, err
 	}
+	e.resumeResends()
 	go e.writer()
+	e.loops.Add(1)
+	go e.resender()
 	return e, nil
 }
 
@@ -142,6 +186,7 @@ func (e *Engine) Close() error {
 	e.closed = true
 	e.mu.Unlock()
 	e.cancel()
+	e.loops.Wait()
 	e.wg.Wait()
 	close(e.stopWrite)
 	<-e.written
@@ -186,6 +231,10 @@ func (e *Engine) flush() {
 		docs[eventKey(seq)] = b
 	}
 	clear(e.dirty)
+	for _, k := range e.gone {
+		docs[k] = nil
+	}
+	e.gone = nil
 	e.mu.Unlock()
 	keys := make([]string, 0, len(docs))
 	for k := range docs {
@@ -238,6 +287,25 @@ func (e *Engine) load() error {
 		e.resume(&ev)
 	}
 	return nil
+}
+
+// resumeResends sends the alerts still posted after a restart to their
+// Alertmanagers again, now and then every resend interval.
+func (e *Engine) resumeResends() {
+	now := e.cfg.Now()
+	for _, w := range e.watches {
+		for k, m := range w.alerts {
+			if m.state != Firing || m.event == nil {
+				continue
+			}
+			n := e.notice(&w.th, m.event, Renotify, w.keys[k], m.event.Value, m.event.Notified)
+			for _, r := range e.runsFor(w.th.ID, Renotify, n) {
+				if r.item.Handler == Alertmanager {
+					e.resends[resendKey(r)] = &resend{r: r, next: now}
+				}
+			}
+		}
+	}
 }
 
 // resume puts an alert that was posted and not cleared when the agent
@@ -460,6 +528,9 @@ func (e *Engine) end(w *watch) {
 		if m.event != nil {
 			m.event.State, m.event.Cleared = "ended", now
 			e.saveEvent(m.event)
+			for _, r := range e.untrack(m.event.ID, now) {
+				e.start(r)
+			}
 		}
 	}
 	w.alerts, w.keys = map[string]*machine{}, map[string][]string{}
@@ -529,6 +600,7 @@ func (e *Engine) Observe(dataset string, s analytics.Second) {
 		}
 		runs = append(runs, e.evaluate(w, s, start, end)...)
 	}
+	e.track(runs)
 	e.mu.Unlock()
 	for _, r := range runs {
 		e.start(r)
@@ -643,9 +715,13 @@ func (e *Engine) transition(w *watch, m *machine, key []string, step Step, v flo
 	if silenced {
 		return nil
 	}
-	n := Notice{What: string(step), Event: ev.ID, Threshold: t.ID, Statname: t.Statname, Key: key, Value: v, Limit: t.Limit,
-		Type: t.Type, Time: at.UTC(), Host: e.cfg.Host, Link: e.link(t)}
-	return e.runsFor(t.ID, step, n)
+	return e.runsFor(t.ID, step, e.notice(t, ev, step, key, v, at))
+}
+
+// notice is what the actions of a step of ev say.
+func (e *Engine) notice(t *Threshold, ev *Event, step Step, key []string, v float64, at time.Time) Notice {
+	return Notice{What: string(step), Event: ev.ID, Threshold: t.ID, Statname: t.Statname, Key: key, Value: v, Limit: t.Limit,
+		Type: t.Type, Time: at.UTC(), Posted: ev.Posted, Host: e.cfg.Host, Link: e.link(t)}
 }
 
 func (e *Engine) link(t *Threshold) string {
@@ -679,6 +755,11 @@ func (e *Engine) evict() {
 	old := e.events[i]
 	e.events = append(e.events[:i], e.events[i+1:]...)
 	e.dirty[old.seq] = nil
+	for _, c := range old.Captures {
+		for _, part := range []string{"folded", "svg", "output"} {
+			e.gone = append(e.gone, captureKey(old.ID, c.Item, part))
+		}
+	}
 	e.poke()
 }
 

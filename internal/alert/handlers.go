@@ -27,10 +27,16 @@ type sender interface {
 }
 
 // handler makes the sender of an item.
-func (e *Engine) handler(it Item) (sender, error) {
+func (e *Engine) handler(action string, it Item) (sender, error) {
 	switch it.Handler {
 	case Webhook:
 		return webhook{url: it.URL}, nil
+	case Alertmanager:
+		return alertmanagerSender{it: it, now: e.cfg.Now}, nil
+	case Capture:
+		return captureSender{e: e, action: action, it: it}, nil
+	case SNMPTrap:
+		return snmpSender{it: it, started: e.started, now: e.cfg.Now}, nil
 	case Email:
 		return emailSender{it: it}, nil
 	case Syslog:

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -190,6 +191,22 @@ func (e *Engine) routeEvents(w http.ResponseWriter, r *http.Request, p []string)
 	case len(p) == 1 && r.Method == http.MethodGet:
 		ev, err := e.Event(p[0])
 		e.answer(w, http.StatusOK, "event", err, func() any { return ev })
+	case len(p) == 4 && p[1] == "captures" && (r.Method == http.MethodGet || r.Method == http.MethodHead):
+		b, err := e.CapturePart(p[0], p[2], p[3])
+		if err != nil {
+			fault(w, err)
+			return
+		}
+		ct := "text/plain; charset=utf-8"
+		if p[3] == "svg" {
+			ct = "image/svg+xml"
+		}
+		w.Header().Set("Content-Type", ct)
+		w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+		w.WriteHeader(http.StatusOK)
+		if r.Method == http.MethodGet {
+			_, _ = w.Write(b)
+		}
 	default:
 		notAllowed(w, r)
 	}

@@ -27,13 +27,16 @@ func (inv *invocation) alerts(args []string) error {
 		"actions":    {0, inv.alertActions},
 		"silence":    {2, inv.alertSilence},
 		"test":       {2, inv.alertTest},
+		"captures":   {1, inv.alertCaptures},
+		"capture":    {3, inv.alertCapture},
 	}
+	const want = "thresholds, events, actions, silence, test, captures EVENT or capture EVENT ITEM folded|svg|output"
 	if len(args) == 0 {
-		return fmt.Errorf("alerts: want thresholds, events, actions, silence or test")
+		return fmt.Errorf("alerts: want %s", want)
 	}
 	sub, ok := subs[args[0]]
 	if !ok {
-		return fmt.Errorf("alerts: unknown subcommand %q (want thresholds, events, actions, silence or test)", args[0])
+		return fmt.Errorf("alerts: unknown subcommand %q (want %s)", args[0], want)
 	}
 	if len(args)-1 != sub.n {
 		return fmt.Errorf("alerts %s takes %d argument(s), got %d", args[0], sub.n, len(args)-1)
@@ -189,7 +192,10 @@ func on(it alert.Item) string {
 }
 
 func target(it alert.Item) string {
-	for _, s := range []string{it.URL, it.Address, it.Destination, it.Dataset} {
+	if it.Handler == alert.Capture && it.Program == "" {
+		return fmt.Sprintf("%ds of the offending process's stacks", it.Seconds)
+	}
+	for _, s := range []string{it.URL, it.Address, it.Destination, it.Dataset, it.Program} {
 		if s != "" {
 			return s
 		}
@@ -224,4 +230,45 @@ func (inv *invocation) alertTest(c *client, args []string) error {
 		return fmt.Errorf("the test alert was not delivered")
 	}
 	return nil
+}
+
+// alertCaptures lists an event's captures.
+func (inv *invocation) alertCaptures(c *client, args []string) error {
+	var out struct{ Event alert.Event }
+	if err := c.do("GET", "/events/"+url.PathEscape(args[0]), nil, &out); err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(inv.stdout, 0, 8, 2, ' ', 0)
+	fmt.Fprintln(tw, "ITEM\tWHAT\tSTARTED\tSECONDS\tSTACKS\tSAMPLES\tPARTS\tPROGRAM")
+	for _, cp := range out.Event.Captures {
+		var parts []string
+		for _, p := range []struct{ name, href string }{{"folded", cp.Folded}, {"svg", cp.SVG}, {"output", cp.Output}} {
+			if p.href != "" {
+				parts = append(parts, p.name)
+			}
+		}
+		have := strings.Join(parts, ",")
+		if have == "" {
+			have = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%g\t%d\t%d\t%s\t%s\n", cp.Item, cp.What, cp.Started.UTC().Format(time.RFC3339), cp.Seconds,
+			cp.Stacks, cp.Samples, have, cp.Program)
+	}
+	return tw.Flush()
+}
+
+// alertCapture writes a part of an event's capture (folded stacks, the
+// flame graph's SVG, or the program's output) to standard output.
+func (inv *invocation) alertCapture(c *client, args []string) error {
+	switch args[2] {
+	case "folded", "svg", "output":
+	default:
+		return fmt.Errorf("alerts capture: part %q: want folded, svg or output", args[2])
+	}
+	var b []byte
+	if err := c.do("GET", "/events/"+url.PathEscape(args[0])+"/captures/"+url.PathEscape(args[1])+"/"+args[2], nil, &b); err != nil {
+		return err
+	}
+	_, err := inv.stdout.Write(b)
+	return err
 }
