@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -193,6 +194,48 @@ func TestSyslog(t *testing.T) {
 	n, _ = conn.Read(buf)
 	if ev.State != "test" || len(ev.Attempts) != 1 || !ev.Attempts[0].Delivered || !strings.HasPrefix(string(buf[:n]), "<157>1 ") {
 		t.Errorf("test: event %+v, message %q", ev, buf[:n])
+	}
+}
+
+// Syslog over TCP: RFC 6587's octet counting frames each message (its
+// length in bytes, a space, the message), which the reader checks.
+func TestSyslogTCP(t *testing.T) {
+	r := newRig(t, Config{}, "fake.ops")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	msgs := make(chan string, 2)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			b, _ := io.ReadAll(c)
+			c.Close()
+			msgs <- string(b)
+		}
+	}()
+	th := r.threshold(t, Threshold{Statname: "fake.ops", Limit: 100, Minpost: 0})
+	if _, err := r.e.CreateAction(Action{ThresholdID: th.ID, Items: []Item{{Handler: Syslog, Destination: "tcp://" + ln.Addr().String()}}}); err != nil {
+		t.Fatal(err)
+	}
+	r.second("fake.ops", sec(0), 500)
+	framed := <-msgs
+	length, msg, ok := strings.Cut(framed, " ")
+	if n, err := strconv.Atoi(length); !ok || err != nil || n != len(msg) {
+		t.Fatalf("frame %q: the count is not the message's length (%d bytes)", framed, len(msg))
+	}
+	// daemon (3) * 8 + warning (4) = 28
+	if !strings.HasPrefix(msg, "<28>1 ") || !strings.Contains(msg, `what="post" value="500" limit="100"`) {
+		t.Errorf("message: %q", msg)
+	}
+	for _, bad := range []string{"tcp://127.0.0.1", "tcp://127.0.0.1:514/x", "smtp://x:25"} {
+		if _, _, err := syslogTarget(bad); err == nil {
+			t.Errorf("destination %q accepted", bad)
+		}
 	}
 }
 

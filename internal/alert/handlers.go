@@ -297,24 +297,25 @@ func hostOr(h string) string {
 	return h
 }
 
-// syslogSender writes an RFC 5424 message to a local datagram socket or
-// over UDP.
+// syslogSender writes an RFC 5424 message to a local datagram socket, over
+// UDP (RFC 5426: one message a datagram) or over TCP (RFC 6587's octet
+// counting: the message's length in bytes, a space, the message).
 type syslogSender struct{ it Item }
 
-// syslogTarget reads a destination: a path (unix datagram socket) or
-// udp://host:port.
+// syslogTarget reads a destination: a path (unix datagram socket),
+// udp://host:port or tcp://host:port.
 func syslogTarget(dest string) (network, addr string, err error) {
 	switch {
 	case strings.HasPrefix(dest, "/"):
 		return "unixgram", dest, nil
-	case strings.HasPrefix(dest, "udp://"):
+	case strings.HasPrefix(dest, "udp://"), strings.HasPrefix(dest, "tcp://"):
 		u, err := url.Parse(dest)
-		if err != nil || u.Port() == "" {
-			return "", "", fmt.Errorf("destination %q: want udp://HOST:PORT", dest)
+		if err != nil || u.Port() == "" || u.Path != "" {
+			return "", "", fmt.Errorf("destination %q: want %s://HOST:PORT", dest, dest[:3])
 		}
-		return "udp", u.Host, nil
+		return u.Scheme, u.Host, nil
 	}
-	return "", "", fmt.Errorf("destination %q: want a socket's path (/dev/log) or udp://HOST:PORT", dest)
+	return "", "", fmt.Errorf("destination %q: want a socket's path (/dev/log), udp://HOST:PORT or tcp://HOST:PORT", dest)
 }
 
 var facilities = map[string]int{"kern": 0, "user": 1, "mail": 2, "daemon": 3, "auth": 4, "syslog": 5, "local0": 16,
@@ -349,7 +350,11 @@ func (s syslogSender) send(ctx context.Context, n Notice) error {
 	if dl, ok := ctx.Deadline(); ok {
 		_ = conn.SetDeadline(dl)
 	}
-	_, err = conn.Write([]byte(rfc5424(s.it.Facility, n)))
+	msg := rfc5424(s.it.Facility, n)
+	if network == "tcp" {
+		msg = strconv.Itoa(len(msg)) + " " + msg
+	}
+	_, err = conn.Write([]byte(msg))
 	return err
 }
 
