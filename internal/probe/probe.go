@@ -94,24 +94,36 @@ type HookKind int
 const (
 	HookRun    HookKind = iota // no kernel hook: run by the consumer (BEGIN, END, ERROR)
 	HookRawTP                  // raw tracepoint Name
-	HookPerf                   // perf software event (profile/tick): Period ns, CPU -1 = every CPU
+	HookPerf                   // perf event: the CPU clock every Period ns (profile, tick), or Event every Period events (cpc)
 	HookTP                     // perf-event tracepoint Group/Name
 	HookUprobe                 // uprobe on Path at Offset (Ret for uretprobe)
 	HookBTFTP                  // BTF-typed raw tracepoint (tp_btf) Name
 )
 
+// PerfEvent is the event a HookPerf counts (perf_event_open(2)'s type and
+// config), and the modes it counts in. Set false is the CPU clock with
+// Period in nanoseconds, as profile and tick use it.
+type PerfEvent struct {
+	Set           bool
+	Type          uint32 // PERF_TYPE_HARDWARE, PERF_TYPE_SOFTWARE, PERF_TYPE_HW_CACHE...
+	Config        uint64
+	ExcludeUser   bool // count only in kernel mode
+	ExcludeKernel bool // count only in user mode
+}
+
 // Hook identifies one kernel attachment. Probes with the same Hook share one
 // BPF program, whose prologue and guards tell them apart.
 type Hook struct {
 	Kind   HookKind
-	Group  string // tracepoint group
-	Name   string // raw tracepoint / tracepoint name / BEGIN, END, ERROR
-	Period uint64 // HookPerf: nanoseconds between events
-	AllCPU bool   // HookPerf: on every CPU (profile) or one (tick)
-	Path   string // HookUprobe
-	Offset uint64 // HookUprobe
-	Ret    bool   // HookUprobe
-	PID    int    // HookUprobe: -1 for all
+	Group  string    // tracepoint group
+	Name   string    // raw tracepoint / tracepoint name / BEGIN, END, ERROR
+	Period uint64    // HookPerf: nanoseconds between events
+	AllCPU bool      // HookPerf: on every CPU (profile) or one (tick)
+	Event  PerfEvent // HookPerf: the counted event; the zero value is the CPU clock
+	Path   string    // HookUprobe
+	Offset uint64    // HookUprobe
+	Ret    bool      // HookUprobe
+	PID    int       // HookUprobe: -1 for all
 }
 
 func (h Hook) String() string {
@@ -121,6 +133,10 @@ func (h Hook) String() string {
 	case HookRawTP:
 		return "raw_tp:" + h.Name
 	case HookPerf:
+		if h.Event.Set {
+			e := h.Event
+			return fmt.Sprintf("perf:%d:%#x:%d:%v:%v:%v", e.Type, e.Config, h.Period, e.ExcludeUser, e.ExcludeKernel, h.AllCPU)
+		}
 		return fmt.Sprintf("perf:%dns:%v", h.Period, h.AllCPU)
 	case HookTP:
 		return "tp:" + h.Group + ":" + h.Name

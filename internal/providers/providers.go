@@ -18,6 +18,7 @@ import (
 	"sort"
 
 	"github.com/sonde-trace/sonde/internal/provider"
+	"github.com/sonde-trace/sonde/internal/provider/cpc"
 	"github.com/sonde-trace/sonde/internal/provider/dtrace"
 	"github.com/sonde-trace/sonde/internal/provider/fbt"
 	"github.com/sonde-trace/sonde/internal/provider/io"
@@ -58,6 +59,7 @@ func New() *Registry {
 	r.add(&pid.Provider{}, pid.MaxProbes)
 	r.add(&usdtprov.Provider{}, usdtprov.MaxProbes)
 	r.add(fbt.Provider{}, 0)
+	r.add(&cpc.Provider{}, cpc.MaxProbes)
 	return r
 }
 
