@@ -77,7 +77,27 @@ type Member struct {
 	// Psargs: the member is the command line (psinfo_t.pr_psargs), read
 	// from the current process's memory.
 	Psargs bool
+	// Fd: the member is one of fds[n] (fileinfo_t), read from the struct
+	// file of the current process's descriptor n. File is its path from
+	// the struct file: each step a pointer followed to the next, except
+	// the last step of an integer, read in place; a string member's last
+	// step is the char pointer to it. Path, when set, says the member is
+	// a path built from the file's dentries instead.
+	Fd   bool
+	File []FieldStep
+	Path FilePath
 }
+
+// FilePath says which path of a file a fileinfo_t member is.
+type FilePath int
+
+// File paths.
+const (
+	PathNone  FilePath = iota
+	PathFull           // fi_pathname: the file's path from the process's root
+	PathDir            // fi_dirname: the directory's
+	PathMount          // fi_mount: the mount point of the file's filesystem
+)
 
 // ErrNoProbes is wrapped by a provider's error when a process it was
 // asked about has no probes of its kind at all (no USDT notes): -Z makes
