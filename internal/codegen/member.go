@@ -24,6 +24,10 @@ func (g *gen) memberInt(x *ast.SelectorExpr) {
 		return // xlate.go: declared structs and translations
 	}
 	m := g.info.Members[x]
+	if m != nil && m.Fd {
+		g.fdMemberInt(x, m) // fds.go
+		return
+	}
 	if m != nil && m.Task != nil && m.Kind == provider.MemberInt {
 		g.taskMemberInt(m)
 		return
