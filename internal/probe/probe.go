@@ -161,6 +161,13 @@ func (h Hook) String() string {
 	case HookTP:
 		return "tp:" + h.Group + ":" + h.Name
 	case HookBTFTP:
+		// Group, when set, is the probe of a provider whose probes each
+		// have a program of their own on the tracepoint (onehook.go):
+		// proc's create and lwp-create on sched_process_fork need their
+		// own prologues
+		if h.Group != "" {
+			return "tp_btf:" + h.Name + ":" + h.Group
+		}
 		return "tp_btf:" + h.Name
 	case HookUprobe:
 		// Name is part of it: the pid provider's entry, return and offset
