@@ -14,9 +14,14 @@
 //	signal-handle signal_deliver, in the receiving thread; args[0] the
 //	              signal, args[1] 0 (no siginfo_t copy), args[2] the
 //	              handler's address
+//	start         sched_process_fork of a new process, for the child:
+//	              pid, tid, execname, curpsinfo and self-> are the new
+//	              process's (the tracepoint fires in the parent, before
+//	              the child first runs; DTrace fires in the child)
+//	lwp-start     sched_process_fork of a new thread, for the thread
 //
-// exec, exec-failure, start, lwp-start and signal-clear have no tracepoint
-// at the point DTrace fires them and are not published.
+// exec, exec-failure and signal-clear have no tracepoint at the point
+// DTrace fires them and are not published.
 package proc
 
 import (
@@ -45,6 +50,8 @@ var defs = []provider.HookProbe{
 	{Name: "lwp-create", Tracepoint: "sched_process_fork", Args: []provider.Arg{lwpArg, psArg}},
 	{Name: "signal-send", Tracepoint: "signal_generate", Args: []provider.Arg{lwpArg, psArg, intArg}},
 	{Name: "signal-handle", Tracepoint: "signal_deliver", Args: []provider.Arg{intArg, {Type: "siginfo_t *"}, {Type: "void (*)(void)"}}},
+	{Name: "start", Tracepoint: "sched_process_fork", Subject: 2},     // the child
+	{Name: "lwp-start", Tracepoint: "sched_process_fork", Subject: 2}, // the thread
 }
 
 // NumLocal is the number of probe IDs the provider uses.
@@ -88,7 +95,7 @@ func (Provider) Prologue(h provider.Hook, probes []*provider.Probe, n provider.N
 		} else {
 			insns = append(insns, asm.JEq.Imm(asm.R0, 0, skip))
 		}
-	case "create", "lwp-create":
+	case "create", "lwp-create", "start", "lwp-start":
 		// child: a new process when its pid is its tgid
 		insns = append(insns, asm.LoadMem(asm.R8, ctx, 8, asm.DWord))
 		insns = append(insns, provider.ReadTaskField(asm.R8, "pid", provider.CtxTemp, 4)...)
@@ -96,12 +103,12 @@ func (Provider) Prologue(h provider.Hook, probes []*provider.Probe, n provider.N
 		insns = append(insns,
 			asm.LoadMem(asm.R0, r, provider.CtxTemp, asm.Word),
 			asm.LoadMem(asm.R1, r, provider.CtxTemp+4, asm.Word))
-		if pr.Name == "create" {
+		if pr.Name == "create" || pr.Name == "start" {
 			insns = append(insns, asm.JNE.Reg(asm.R0, asm.R1, skip))
 		} else {
 			insns = append(insns, asm.JEq.Reg(asm.R0, asm.R1, skip))
 		}
-		if fill {
+		if fill && (pr.Name == "create" || pr.Name == "lwp-create") {
 			insns = append(insns, provider.FillTaskArg(1)...)
 		}
 	case "signal-send":
