@@ -86,6 +86,11 @@ type Member struct {
 	Fd   bool
 	File []FieldStep
 	Path FilePath
+	// Inet: the member is an IP address written as text where it is
+	// used (ipinfo_t.ip_saddr): at Off in the probe context the address
+	// (16 bytes, an IPv4 one in the first 4), then its family (u64,
+	// AF_INET or AF_INET6).
+	Inet bool
 }
 
 // FilePath says which path of a file a fileinfo_t member is.
