@@ -59,6 +59,10 @@ func (g *gen) memberInt(x *ast.SelectorExpr) {
 
 // memberStrInto writes a string member into scratch[off:off+n].
 func (g *gen) memberStrInto(m *provider.Member, off, n int) {
+	if m.Inet {
+		g.inetMemberInto(m, off, n) // inetmember.go
+		return
+	}
 	g.zero(off, n)
 	switch {
 	case m.Psargs:
