@@ -27,6 +27,7 @@ import (
 	"github.com/sonde-trace/sonde/internal/provider/profile"
 	"github.com/sonde-trace/sonde/internal/provider/sched"
 	"github.com/sonde-trace/sonde/internal/provider/syscall"
+	"github.com/sonde-trace/sonde/internal/provider/tcp"
 	"github.com/sonde-trace/sonde/internal/provider/tracepoint"
 	"github.com/sonde-trace/sonde/internal/provider/usdtprov"
 )
@@ -60,6 +61,7 @@ func New() *Registry {
 	r.add(&usdtprov.Provider{}, usdtprov.MaxProbes)
 	r.add(fbt.Provider{}, 0)
 	r.add(&cpc.Provider{}, cpc.MaxProbes)
+	r.add(tcp.Provider{}, tcp.NumLocal())
 	return r
 }
 
