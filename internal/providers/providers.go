@@ -22,6 +22,7 @@ import (
 	"github.com/sonde-trace/sonde/internal/provider/dtrace"
 	"github.com/sonde-trace/sonde/internal/provider/fbt"
 	"github.com/sonde-trace/sonde/internal/provider/io"
+	"github.com/sonde-trace/sonde/internal/provider/ip"
 	"github.com/sonde-trace/sonde/internal/provider/pid"
 	"github.com/sonde-trace/sonde/internal/provider/proc"
 	"github.com/sonde-trace/sonde/internal/provider/profile"
@@ -29,6 +30,7 @@ import (
 	"github.com/sonde-trace/sonde/internal/provider/syscall"
 	"github.com/sonde-trace/sonde/internal/provider/tcp"
 	"github.com/sonde-trace/sonde/internal/provider/tracepoint"
+	"github.com/sonde-trace/sonde/internal/provider/udp"
 	"github.com/sonde-trace/sonde/internal/provider/usdtprov"
 )
 
@@ -62,6 +64,8 @@ func New() *Registry {
 	r.add(fbt.Provider{}, 0)
 	r.add(&cpc.Provider{}, cpc.MaxProbes)
 	r.add(tcp.Provider{}, tcp.NumLocal())
+	r.add(ip.Provider{}, ip.NumLocal())
+	r.add(udp.Provider{}, udp.NumLocal())
 	return r
 }
 

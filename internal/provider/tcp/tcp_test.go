@@ -18,11 +18,10 @@ func TestMatch(t *testing.T) {
 		want string
 	}{
 		{provider.Desc{Provider: "tcp"}, "tcp::inet_sock_set_state:state-change tcp::inet_sock_set_state:connect-established " +
-			"tcp::tcp_receive_reset:connect-refused tcp::inet_sock_set_state:accept-established"},
+			"tcp::tcp_receive_reset:connect-refused tcp::inet_sock_set_state:accept-established " +
+			"tcp::net_dev_start_xmit:send tcp::netif_receive_skb:receive"},
 		{provider.Desc{Provider: "tcp", Name: "*-established"}, "tcp::inet_sock_set_state:connect-established tcp::inet_sock_set_state:accept-established"},
 		// documented as absent
-		{provider.Desc{Provider: "tcp", Name: "send"}, ""},
-		{provider.Desc{Provider: "tcp", Name: "receive"}, ""},
 		{provider.Desc{Provider: "tcp", Name: "connect-request"}, ""},
 		{provider.Desc{Provider: "tcp", Name: "accept-refused"}, ""},
 		{provider.Desc{Provider: "udp", Name: "state-change"}, ""},
@@ -90,10 +89,10 @@ func TestEstablished(t *testing.T) {
 				continue // another connection of the machine's
 			}
 			found++
-			if u16(164) != k.sport || u16(166) != k.dport || x[168] != k.flags || x[152] != 4 ||
+			if u16(164) != k.sport || u16(166) != k.dport || x[168] != k.flags || x[160] != 4 ||
 				binary.LittleEndian.Uint32(x[108:]) != 1 || binary.LittleEndian.Uint32(x[112:]) != 1 {
 				t.Errorf("%s: tcpinfo ports %d %d flags %#x, ip_ver %d, state %d, local %d", k.name,
-					u16(164), u16(166), x[168], x[152], binary.LittleEndian.Uint32(x[108:]), binary.LittleEndian.Uint32(x[112:]))
+					u16(164), u16(166), x[168], x[160], binary.LittleEndian.Uint32(x[108:]), binary.LittleEndian.Uint32(x[112:]))
 			}
 			for _, off := range []int{0, 24, 48, 72} { // 127.0.0.1, AF_INET
 				if !net.IP(x[off:off+4]).Equal(net.IPv4(127, 0, 0, 1)) || binary.LittleEndian.Uint64(x[off+16:]) != 2 {
