@@ -19,9 +19,16 @@
 //	              process's (the tracepoint fires in the parent, before
 //	              the child first runs; DTrace fires in the child)
 //	lwp-start     sched_process_fork of a new thread, for the thread
+//	exec          sys_enter of execve or execveat, in the process about
+//	              to exec; args[0] the path (a user address: stringof()
+//	              and copyinstr() read it)
+//	exec-failure  sys_exit of execve or execveat that failed; args[0] the
+//	              errno
+//	signal-clear  sys_exit of rt_sigtimedwait that took a pending signal;
+//	              args[0] the signal
 //
-// exec, exec-failure and signal-clear have no tracepoint at the point
-// DTrace fires them and are not published.
+// The system call numbers are x86-64's; a 32-bit process's execve does not
+// fire exec or exec-failure.
 package proc
 
 import (
@@ -52,7 +59,17 @@ var defs = []provider.HookProbe{
 	{Name: "signal-handle", Tracepoint: "signal_deliver", Args: []provider.Arg{intArg, {Type: "siginfo_t *"}, {Type: "void (*)(void)"}}},
 	{Name: "start", Tracepoint: "sched_process_fork", Subject: 2},     // the child
 	{Name: "lwp-start", Tracepoint: "sched_process_fork", Subject: 2}, // the thread
+	{Name: "exec", Tracepoint: "sys_enter", Args: []provider.Arg{{Type: "const char __user *"}}},
+	{Name: "exec-failure", Tracepoint: "sys_exit", Args: []provider.Arg{intArg}},
+	{Name: "signal-clear", Tracepoint: "sys_exit", Args: []provider.Arg{intArg}},
 }
+
+// x86-64 system call numbers.
+const (
+	sysExecve         = 59
+	sysExecveat       = 322
+	sysRtSigtimedwait = 128
+)
 
 // NumLocal is the number of probe IDs the provider uses.
 func NumLocal() uint32 { return uint32(len(defs)) }
@@ -111,6 +128,35 @@ func (Provider) Prologue(h provider.Hook, probes []*provider.Probe, n provider.N
 		if fill && (pr.Name == "create" || pr.Name == "lwp-create") {
 			insns = append(insns, provider.FillTaskArg(1)...)
 		}
+	case "exec":
+		// sys_enter(regs, id): execve's path is its first argument,
+		// execveat's its second
+		insns = append(insns,
+			asm.LoadMem(asm.R0, ctx, 8, asm.DWord),
+			asm.JEq.Imm(asm.R0, sysExecve, "proc_execve"),
+			asm.JNE.Imm(asm.R0, sysExecveat, skip),
+			asm.LoadMem(asm.R8, ctx, 0, asm.DWord),
+		)
+		insns = append(insns, provider.ReadField(asm.R8, "pt_regs", "si", provider.CtxArg0, 8)...)
+		insns = append(insns, asm.Ja.Label("proc_path"), asm.LoadMem(asm.R8, ctx, 0, asm.DWord).WithSymbol("proc_execve"))
+		insns = append(insns, provider.ReadField(asm.R8, "pt_regs", "di", provider.CtxArg0, 8)...)
+		insns = append(insns, asm.Mov.Imm(asm.R0, 0).WithSymbol("proc_path"))
+	case "exec-failure", "signal-clear":
+		// sys_exit(regs, ret): the call is regs->orig_ax
+		insns = append(insns, asm.LoadMem(asm.R8, ctx, 0, asm.DWord))
+		insns = append(insns, provider.ReadField(asm.R8, "pt_regs", "orig_ax", provider.CtxTemp, 8)...)
+		insns = append(insns, asm.LoadMem(asm.R0, r, provider.CtxTemp, asm.DWord), asm.LoadMem(asm.R1, ctx, 8, asm.DWord))
+		if pr.Name == "exec-failure" {
+			insns = append(insns,
+				asm.JEq.Imm(asm.R0, sysExecve, "proc_execret"),
+				asm.JNE.Imm(asm.R0, sysExecveat, skip),
+				asm.JSGE.Imm(asm.R1, 0, skip).WithSymbol("proc_execret"),
+				asm.Neg.Imm(asm.R1, 0),
+			)
+		} else {
+			insns = append(insns, asm.JNE.Imm(asm.R0, sysRtSigtimedwait, skip), asm.JSLE.Imm(asm.R1, 0, skip))
+		}
+		insns = append(insns, asm.StoreMem(r, provider.CtxArg0, asm.R1, asm.DWord))
 	case "signal-send":
 		insns = append(insns, provider.HookArg32(0, provider.CtxArg0+16, true)...)
 		if fill {

@@ -23,15 +23,15 @@ func TestMatch(t *testing.T) {
 		{provider.Desc{Provider: "proc"}, "proc::sched_process_exec:exec-success proc::sched_process_exit:exit " +
 			"proc::sched_process_exit:lwp-exit proc::sched_process_fork:create proc::sched_process_fork:lwp-create " +
 			"proc::signal_generate:signal-send proc::signal_deliver:signal-handle " +
-			"proc::sched_process_fork:start proc::sched_process_fork:lwp-start"},
-		{provider.Desc{Provider: "proc", Name: "signal-*"}, "proc::signal_generate:signal-send proc::signal_deliver:signal-handle"},
+			"proc::sched_process_fork:start proc::sched_process_fork:lwp-start " +
+			"proc::sys_enter:exec proc::sys_exit:exec-failure proc::sys_exit:signal-clear"},
+		{provider.Desc{Provider: "proc", Name: "signal-*"}, "proc::signal_generate:signal-send proc::signal_deliver:signal-handle proc::sys_exit:signal-clear"},
 		{provider.Desc{Provider: "proc", Function: "sched_process_exit"}, "proc::sched_process_exit:exit proc::sched_process_exit:lwp-exit"},
-		// documented as having no tracepoint where DTrace fires them
-		{provider.Desc{Provider: "proc", Name: "exec"}, ""},
-		{provider.Desc{Provider: "proc", Name: "exec-failure"}, ""},
+		{provider.Desc{Provider: "proc", Name: "exec"}, "proc::sys_enter:exec"},
+		{provider.Desc{Provider: "proc", Name: "exec-failure"}, "proc::sys_exit:exec-failure"},
 		{provider.Desc{Provider: "proc", Name: "start"}, "proc::sched_process_fork:start"},
 		{provider.Desc{Provider: "proc", Name: "lwp-start"}, "proc::sched_process_fork:lwp-start"},
-		{provider.Desc{Provider: "proc", Name: "signal-clear"}, ""},
+		{provider.Desc{Provider: "proc", Name: "signal-clear"}, "proc::sys_exit:signal-clear"},
 		{provider.Desc{Provider: "sched", Name: "exit"}, ""},
 	} {
 		var got []string
