@@ -3,9 +3,13 @@ package header
 import (
 	"bytes"
 	"debug/elf"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/sonde-trace/sonde/internal/d/ast"
+	"github.com/sonde-trace/sonde/internal/usdt"
 )
 
 // The object -G writes, read back by debug/elf for both classes: one
@@ -56,5 +60,67 @@ func TestObject(t *testing.T) {
 				t.Errorf("%v: %s's group %+v % x", tg, s.Name, g.SectionHeader, data)
 			}
 		}
+	}
+}
+
+// A build that edits the header's text keeps valid type records:
+// memcached's Makefile turns "char *" into "const char *" with sed, which
+// made the records' sizes wrong when they were counted (readelf warned,
+// and sonde could not read the notes).
+func TestEditedHeader(t *testing.T) {
+	cc := needTool(t, "cc")
+	h := generate(t, "provider ed { probe key(char *, int); probe ptr(void *); };", Options{Guard: "ED_H"})
+	h = strings.ReplaceAll(h, "char *", "const char *")
+	h = strings.ReplaceAll(h, "void *", "const void *")
+	dir := t.TempDir()
+	src := "#include \"ed.h\"\nint main(int argc, char **argv) { ED_KEY(argv[0], argc); ED_PTR(argv); return 0; }\n"
+	for name, text := range map[string]string{"ed.h": h, "main.c": src} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run(t, dir, cc, "-O1", "-Wall", "-Werror", "-o", "prog", "main.c")
+	f, err := usdt.Open(filepath.Join(dir, "prog"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ name, want string }{{"key", "const char *,int"}, {"ptr", "const void *"}} {
+		pt := f.TypesOf("ed", c.name)
+		if pt == nil {
+			t.Fatalf("ed:::%s: no type record", c.name)
+		}
+		var got []string
+		for _, a := range pt.Native {
+			got = append(got, a.Type)
+		}
+		if strings.Join(got, ",") != c.want {
+			t.Errorf("ed:::%s: native types %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
+// Type records that cannot be read do not hide the probes: they stay,
+// untyped, and File.TypeErr says why.
+func TestDamagedTypeRecords(t *testing.T) {
+	cc := needTool(t, "cc")
+	h := generate(t, "provider ed { probe key(char *, int); };", Options{Guard: "ED_H"})
+	if !strings.Contains(h, "996f-995f") {
+		t.Fatal("the header no longer sizes type records with labels")
+	}
+	h = strings.ReplaceAll(h, "996f-995f", "3") // a record cut short
+	dir := t.TempDir()
+	src := "#include \"ed.h\"\nint main(int argc, char **argv) { ED_KEY(argv[0], argc); return 0; }\n"
+	for name, text := range map[string]string{"ed.h": h, "main.c": src} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run(t, dir, cc, "-O1", "-o", "prog", "main.c")
+	f, err := usdt.Open(filepath.Join(dir, "prog"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.TypeErr == nil || len(f.Probes) != 1 || f.Probes[0].Name != "key" || f.Probes[0].Types != nil {
+		t.Errorf("TypeErr %v, probes %v", f.TypeErr, f.Probes)
 	}
 }
