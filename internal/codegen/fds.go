@@ -41,13 +41,14 @@ import (
 const maxPathSteps = 24
 
 // fdFile leaves in R0 the struct file pointer of fds[n]'s descriptor, 0
-// when it is not open.
+// when it is not open: a descriptor of the clause's subject thread's
+// process (the current one but for probes such as sched:::on-cpu).
 func (g *gen) fdFile(x *ast.SelectorExpr) {
 	ix := ast.Unparen(x.X).(*ast.IndexExpr)
 	none, done := g.label("fd_none"), g.label("fd_done")
 	g.expr(ix.Indices[0])
 	fd := g.push()
-	g.emit(asm.FnGetCurrentTask.Call())
+	g.subjectTask(asm.R0) // the clause's thread (sched:::on-cpu's incoming one)
 	g.kernField(asm.R0, "task_struct", "files", 8)
 	g.emit(asm.JEq.Imm(asm.R0, 0, none))
 	g.kernField(asm.R0, "files_struct", "fdt", 8)
@@ -159,7 +160,7 @@ func (g *gen) pathInto(m *provider.Member, off, n int, unknown, done string) {
 		g.kernField(asm.R0, "vfsmount", "mnt_root", 8)
 		g.emit(st(dS, asm.R0))
 	}
-	g.emit(asm.FnGetCurrentTask.Call())
+	g.subjectTask(asm.R0) // the clause's thread (sched:::on-cpu's incoming one)
 	g.kernField(asm.R0, "task_struct", "fs", 8)
 	g.emit(asm.JEq.Imm(asm.R0, 0, unknown), st(tS, asm.R0))
 	g.kernField(asm.R0, "fs_struct", "root.mnt", 8)
