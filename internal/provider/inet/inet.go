@@ -95,6 +95,19 @@ var (
 		u("tcp_window", "uint16_t", xWindow, 2), u("tcp_checksum", "uint16_t", xChecksum, 2),
 		u("tcp_urgent", "uint16_t", xUrgent, 2),
 	}}
+	// TcpinfoSockT is the tcpinfo_t of the connection probes, which
+	// have the socket and not the packet: its ports and flags only.
+	TcpinfoSockT = &provider.Struct{Name: "tcpinfo_t", Members: []provider.Member{
+		u("tcp_sport", "uint16_t", xSport, 2), u("tcp_dport", "uint16_t", xDport, 2),
+		u("tcp_flags", "uint8_t", xFlags, 1),
+	}}
+	// TcpsinfoPktT is the tcpsinfo_t of a segment received: the kernel
+	// has not looked its socket up yet, so only the packet's side of it.
+	TcpsinfoPktT = &provider.Struct{Name: "tcpsinfo_t", Members: []provider.Member{
+		{Name: "tcps_local", Type: "int", Off: xLocal, Size: 4, Signed: true},
+		u("tcps_lport", "uint16_t", xLport, 2), u("tcps_rport", "uint16_t", xRport, 2),
+		addr("tcps_laddr", xLaddr), addr("tcps_raddr", xRaddr),
+	}}
 	UdpinfoT = &provider.Struct{Name: "udpinfo_t", Members: []provider.Member{
 		u("udp_sport", "uint16_t", xSport, 2), u("udp_dport", "uint16_t", xDport, 2),
 		u("udp_length", "uint16_t", xUDPLen, 2), u("udp_checksum", "uint16_t", xChecksum, 2),

@@ -15,13 +15,13 @@
 // DTrace), args[1] csinfo_t, args[2] ipinfo_t, args[3] tcpsinfo_t, args[4]
 // tcpinfo_t (package inet). The connection probes fill them from the
 // socket: the packet that completes a handshake step is not at hand, so
-// tcpinfo_t has its ports and the flags the step implies (SYN|ACK; RST;
-// ACK), and 0 for its sequence numbers, window and checksum. send and
-// receive fill them from the segment's headers; their tcpsinfo_t has the
-// ports and addresses of the socket's side of the segment, and for a
-// segment sent by a full socket its state and variables (a receive
-// happens before the kernel looks the socket up: they are 0 there, as are
-// a SYN-ACK's and a time-wait socket's, and csinfo_t's cs_addr). A
+// their tcpinfo_t has only its ports and the flags the step implies
+// (SYN|ACK; RST; ACK). send and receive fill them from the segment's
+// headers; their tcpsinfo_t has the ports and addresses of the socket's
+// side of the segment; send's has the state and variables of the full
+// socket that sent it (0 for a SYN-ACK, sent for a request, and for a
+// time-wait socket's segments); receive's has no more (the kernel has not
+// looked the socket up yet) and its csinfo_t's cs_addr is 0. A
 // segmentation-offloaded send is one large segment, as the device gets
 // it. TCP states are Linux's numbers (TCP_STATE_ESTABLISHED 1 ...
 // TCP_STATE_CLOSING 11), as on DTrace for Linux. Members Linux cannot give
@@ -46,8 +46,9 @@ func (Provider) Name() string { return "tcp" }
 
 var (
 	null      = provider.Arg{Type: "void *"}
-	sockArgs  = []provider.Arg{inet.Arg("struct sock *", inet.PktinfoT), inet.Arg("struct sock *", inet.CsinfoT), inet.Arg("struct sock *", inet.IpinfoT), inet.Arg("struct sock *", inet.TcpsinfoT), inet.Arg("struct sock *", inet.TcpinfoT)}
-	pktArgs   = []provider.Arg{inet.Arg("struct sk_buff *", inet.PktinfoT), inet.Arg("struct sk_buff *", inet.CsinfoT), inet.Arg("struct sk_buff *", inet.IpinfoT), inet.Arg("struct sk_buff *", inet.TcpsinfoT), inet.Arg("struct sk_buff *", inet.TcpinfoT)}
+	sockArgs  = []provider.Arg{inet.Arg("struct sock *", inet.PktinfoT), inet.Arg("struct sock *", inet.CsinfoT), inet.Arg("struct sock *", inet.IpinfoT), inet.Arg("struct sock *", inet.TcpsinfoT), inet.Arg("struct sock *", inet.TcpinfoSockT)}
+	sendArgs  = []provider.Arg{inet.Arg("struct sk_buff *", inet.PktinfoT), inet.Arg("struct sk_buff *", inet.CsinfoT), inet.Arg("struct sk_buff *", inet.IpinfoT), inet.Arg("struct sk_buff *", inet.TcpsinfoT), inet.Arg("struct sk_buff *", inet.TcpinfoT)}
+	recvArgs  = []provider.Arg{inet.Arg("struct sk_buff *", inet.PktinfoT), inet.Arg("struct sk_buff *", inet.CsinfoT), inet.Arg("struct sk_buff *", inet.IpinfoT), inet.Arg("struct sk_buff *", inet.TcpsinfoPktT), inet.Arg("struct sk_buff *", inet.TcpinfoT)}
 	stateArgs = []provider.Arg{null, inet.Arg("struct sock *", inet.CsinfoT), null, inet.Arg("struct sock *", inet.TcpsinfoT), null, inet.Arg("int", inet.TcplsinfoT)}
 )
 
@@ -56,8 +57,8 @@ var defs = []provider.HookProbe{
 	{Name: "connect-established", Tracepoint: "inet_sock_set_state", Args: sockArgs},
 	{Name: "connect-refused", Tracepoint: "tcp_receive_reset", Args: sockArgs},
 	{Name: "accept-established", Tracepoint: "inet_sock_set_state", Args: sockArgs},
-	{Name: "send", Tracepoint: "net_dev_start_xmit", Args: pktArgs},
-	{Name: "receive", Tracepoint: "netif_receive_skb", Args: pktArgs},
+	{Name: "send", Tracepoint: "net_dev_start_xmit", Args: sendArgs},
+	{Name: "receive", Tracepoint: "netif_receive_skb", Args: recvArgs},
 }
 
 // Linux's TCP states and the TCP header's flags.
