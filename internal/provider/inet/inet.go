@@ -259,9 +259,9 @@ var IfinfoT = &provider.Struct{Name: "ifinfo_t", Members: []provider.Member{
 }}
 
 // UdpsinfoT is udpsinfo_t: the socket's side of a UDP packet, from the
-// packet's ports and addresses.
+// packet's ports and addresses (the socket itself, udps_addr, is not known
+// where the probes fire).
 var UdpsinfoT = &provider.Struct{Name: "udpsinfo_t", Members: []provider.Member{
-	u("udps_addr", "uintptr_t", xSock, 8),
 	u("udps_lport", "uint16_t", xLport, 2), u("udps_rport", "uint16_t", xRport, 2),
 	addr("udps_laddr", xLaddr), addr("udps_raddr", xRaddr),
 }}

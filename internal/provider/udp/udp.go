@@ -8,9 +8,9 @@
 // args[0] is a pktinfo_t (pkt_addr NULL, as in DTrace), args[1] a csinfo_t
 // (cs_addr 0: the socket is not known here), args[2] an ipinfo_t, args[3]
 // a udpsinfo_t (the ports and addresses of the socket's side of the
-// datagram: its source when sent, its destination when received;
-// udps_addr 0), args[4] a udpinfo_t (udp_sport, udp_dport, udp_length,
-// udp_checksum). udp_hdr is absent.
+// datagram: its source when sent, its destination when received), args[4]
+// a udpinfo_t (udp_sport, udp_dport, udp_length, udp_checksum). udps_addr
+// and udp_hdr are absent.
 package udp
 
 import (
