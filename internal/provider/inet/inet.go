@@ -95,6 +95,11 @@ var (
 		u("tcp_window", "uint16_t", xWindow, 2), u("tcp_checksum", "uint16_t", xChecksum, 2),
 		u("tcp_urgent", "uint16_t", xUrgent, 2),
 	}}
+	// IpinfoSockT is the ipinfo_t of the connection probes: the
+	// socket's addresses, no packet length.
+	IpinfoSockT = &provider.Struct{Name: "ipinfo_t", Members: []provider.Member{
+		u("ip_ver", "uint8_t", xIPVer, 1), addr("ip_saddr", xSaddr), addr("ip_daddr", xDaddr),
+	}}
 	// TcpinfoSockT is the tcpinfo_t of the connection probes, which
 	// have the socket and not the packet: its ports and flags only.
 	TcpinfoSockT = &provider.Struct{Name: "tcpinfo_t", Members: []provider.Member{

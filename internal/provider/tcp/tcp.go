@@ -16,7 +16,7 @@
 // tcpinfo_t (package inet). The connection probes fill them from the
 // socket: the packet that completes a handshake step is not at hand, so
 // their tcpinfo_t has only its ports and the flags the step implies
-// (SYN|ACK; RST; ACK). send and receive fill them from the segment's
+// (SYN|ACK; RST; ACK), their ipinfo_t no ip_plength. send and receive fill them from the segment's
 // headers; their tcpsinfo_t has the ports and addresses of the socket's
 // side of the segment; send's has the state and variables of the full
 // socket that sent it (0 for a SYN-ACK, sent for a request, and for a
@@ -46,7 +46,7 @@ func (Provider) Name() string { return "tcp" }
 
 var (
 	null      = provider.Arg{Type: "void *"}
-	sockArgs  = []provider.Arg{inet.Arg("struct sock *", inet.PktinfoT), inet.Arg("struct sock *", inet.CsinfoT), inet.Arg("struct sock *", inet.IpinfoT), inet.Arg("struct sock *", inet.TcpsinfoT), inet.Arg("struct sock *", inet.TcpinfoSockT)}
+	sockArgs  = []provider.Arg{inet.Arg("struct sock *", inet.PktinfoT), inet.Arg("struct sock *", inet.CsinfoT), inet.Arg("struct sock *", inet.IpinfoSockT), inet.Arg("struct sock *", inet.TcpsinfoT), inet.Arg("struct sock *", inet.TcpinfoSockT)}
 	sendArgs  = []provider.Arg{inet.Arg("struct sk_buff *", inet.PktinfoT), inet.Arg("struct sk_buff *", inet.CsinfoT), inet.Arg("struct sk_buff *", inet.IpinfoT), inet.Arg("struct sk_buff *", inet.TcpsinfoT), inet.Arg("struct sk_buff *", inet.TcpinfoT)}
 	recvArgs  = []provider.Arg{inet.Arg("struct sk_buff *", inet.PktinfoT), inet.Arg("struct sk_buff *", inet.CsinfoT), inet.Arg("struct sk_buff *", inet.IpinfoT), inet.Arg("struct sk_buff *", inet.TcpsinfoPktT), inet.Arg("struct sk_buff *", inet.TcpinfoT)}
 	stateArgs = []provider.Arg{null, inet.Arg("struct sock *", inet.CsinfoT), null, inet.Arg("struct sock *", inet.TcpsinfoT), null, inet.Arg("int", inet.TcplsinfoT)}
