@@ -33,6 +33,7 @@ type config struct {
 	version   bool            // -V
 	header    bool            // -h
 	lazy      bool            // -G
+	model     int             // -32, -64: the data model of -G's object (0: the objects')
 	libdirs   []string        // -L
 	macroArgs []string
 	help      bool
@@ -64,7 +65,8 @@ const usage = `Usage: sonde [-CeFGhlqSvVwZ] [--json] [--folded] [--prometheus ad
 	-F  indent the output by function entry and return (flowindent)
 	-i  enable or list the probe of an ID (as sonde -l numbers it)
 	-h  generate a header file from a provider definition (-s)
-	-G  accepted for dtrace compatibility: nothing to link on Linux
+	-G  write the object file that links with objects holding the probes of the
+	    -s scripts' providers (their semaphores), to -o's file or d.out
 	-l  list probes matching the descriptions, then exit
 	-L  add a directory of D libraries
 	-m  enable or list probes matching [provider:]module
@@ -116,6 +118,12 @@ func parseArgs(args []string) (*config, error) {
 			}
 			if c.promAddr == "" {
 				return nil, &usageError{"option --prometheus requires an address (127.0.0.1:9400)"}
+			}
+			continue
+		case a == "-32" || a == "-64":
+			c.model = 32
+			if a == "-64" {
+				c.model = 64
 			}
 			continue
 		case a == "--version":

@@ -44,26 +44,8 @@ func (d *driver) genHeader() int {
 		}
 		out = strings.TrimSuffix(base, ".d") + ".h"
 	}
-	srcs := diag.Sources{}
-	var progs []*ast.Program
-	var errs diag.List
-	for _, s := range d.cfg.sources {
-		name, text, orig, err := s.Load(d.cfg.cpp)
-		if err != nil {
-			warnf(d.stderr, "%v", err)
-			return 1
-		}
-		srcs[name] = orig
-		prog, perrs := parser.ParseFile(name, []byte(text), &parser.Options{})
-		errs = append(errs, perrs...)
-		if prog != nil {
-			progs = append(progs, prog)
-		}
-	}
-	if len(errs) > 0 {
-		for _, e := range errs {
-			fmt.Fprint(d.stderr, diag.Render(e, srcs, errtags(d.cfg.xopts)))
-		}
+	progs, ok := d.parseDefinitions()
+	if !ok {
 		return 1
 	}
 	var b bytes.Buffer
@@ -76,6 +58,31 @@ func (d *driver) genHeader() int {
 		return 1
 	}
 	return 0
+}
+
+// parseDefinitions parses the -s scripts (their provider definitions, for
+// -h and -G), reporting errors.
+func (d *driver) parseDefinitions() ([]*ast.Program, bool) {
+	srcs := diag.Sources{}
+	var progs []*ast.Program
+	var errs diag.List
+	for _, s := range d.cfg.sources {
+		name, text, orig, err := s.Load(d.cfg.cpp)
+		if err != nil {
+			warnf(d.stderr, "%v", err)
+			return nil, false
+		}
+		srcs[name] = orig
+		prog, perrs := parser.ParseFile(name, []byte(text), &parser.Options{})
+		errs = append(errs, perrs...)
+		if prog != nil {
+			progs = append(progs, prog)
+		}
+	}
+	for _, e := range errs {
+		fmt.Fprint(d.stderr, diag.Render(e, srcs, errtags(d.cfg.xopts)))
+	}
+	return progs, len(errs) == 0
 }
 
 // errtags reports whether -x errtags is among the options.

@@ -65,10 +65,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	if cfg.lazy {
-		// dtrace -G links DOF into an object; sonde's headers emit
-		// .note.stapsdt probes that the kernel's uprobes use directly.
-		warnf(stderr, "-G is not needed on Linux: the header from 'sonde -h -s provider.d' puts the probes in the program itself; there is nothing to link")
-		return 0
+		d := &driver{cfg: cfg, stdout: stdout, stderr: stderr}
+		return d.genObject()
 	}
 	if cfg.header {
 		d := &driver{cfg: cfg, stdout: stdout, stderr: stderr}

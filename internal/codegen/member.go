@@ -25,6 +25,10 @@ func (g *gen) memberInt(x *ast.SelectorExpr) {
 		return // xlate.go: declared structs and translations
 	}
 	m := g.info.Members[x]
+	if m != nil && m.Fd {
+		g.fdMemberInt(x, m) // fds.go
+		return
+	}
 	if m != nil && m.Task != nil && m.Kind == provider.MemberInt {
 		g.taskMemberInt(m)
 		return
@@ -56,6 +60,10 @@ func (g *gen) memberInt(x *ast.SelectorExpr) {
 
 // memberStrInto writes a string member into scratch[off:off+n].
 func (g *gen) memberStrInto(m *provider.Member, off, n int) {
+	if m.Inet {
+		g.inetMemberInto(m, off, n) // inetmember.go
+		return
+	}
 	g.zero(off, n)
 	switch {
 	case m.Psargs:

@@ -91,7 +91,7 @@ func (g *gen) strExpr(e ast.Expr) strLoc {
 			return g.strExpr(x.X)
 		}
 	case *ast.SelectorExpr:
-		if m := g.info.Members[x]; m != nil && !m.InHook && m.Task == nil && !m.Psargs && m.Kind == provider.MemberString && m.Size%8 == 0 {
+		if m := g.info.Members[x]; m != nil && !m.InHook && m.Task == nil && !m.Psargs && !m.Fd && !m.Inet && m.Kind == provider.MemberString && m.Size%8 == 0 {
 			// the prologue left it NUL-padded in the probe context
 			g.needXlate()
 			return strLoc{area: inScratch, off: provider.CtxXlate + m.Off, size: m.Size}
@@ -137,6 +137,10 @@ func (g *gen) strInto(e ast.Expr, off, n int) {
 	}
 	switch x := ast.Unparen(e).(type) {
 	case *ast.SelectorExpr:
+		if m := g.info.Members[x]; m != nil && m.Fd {
+			g.fdMemberStrInto(x, m, off, n) // fds.go
+			return
+		}
 		if m := g.info.Members[x]; m != nil {
 			g.memberStrInto(m, off, n)
 			return

@@ -77,7 +77,32 @@ type Member struct {
 	// Psargs: the member is the command line (psinfo_t.pr_psargs), read
 	// from the current process's memory.
 	Psargs bool
+	// Fd: the member is one of fds[n] (fileinfo_t), read from the struct
+	// file of the current process's descriptor n. File is its path from
+	// the struct file: each step a pointer followed to the next, except
+	// the last step of an integer, read in place; a string member's last
+	// step is the char pointer to it. Path, when set, says the member is
+	// a path built from the file's dentries instead.
+	Fd   bool
+	File []FieldStep
+	Path FilePath
+	// Inet: the member is an IP address written as text where it is
+	// used (ipinfo_t.ip_saddr): at Off in the probe context the address
+	// (16 bytes, an IPv4 one in the first 4), then its family (u64,
+	// AF_INET or AF_INET6).
+	Inet bool
 }
+
+// FilePath says which path of a file a fileinfo_t member is.
+type FilePath int
+
+// File paths.
+const (
+	PathNone  FilePath = iota
+	PathFull           // fi_pathname: the file's path from the process's root
+	PathDir            // fi_dirname: the directory's
+	PathMount          // fi_mount: the mount point of the file's filesystem
+)
 
 // ErrNoProbes is wrapped by a provider's error when a process it was
 // asked about has no probes of its kind at all (no USDT notes): -Z makes
@@ -94,24 +119,36 @@ type HookKind int
 const (
 	HookRun    HookKind = iota // no kernel hook: run by the consumer (BEGIN, END, ERROR)
 	HookRawTP                  // raw tracepoint Name
-	HookPerf                   // perf software event (profile/tick): Period ns, CPU -1 = every CPU
+	HookPerf                   // perf event: the CPU clock every Period ns (profile, tick), or Event every Period events (cpc)
 	HookTP                     // perf-event tracepoint Group/Name
 	HookUprobe                 // uprobe on Path at Offset (Ret for uretprobe)
 	HookBTFTP                  // BTF-typed raw tracepoint (tp_btf) Name
 )
 
+// PerfEvent is the event a HookPerf counts (perf_event_open(2)'s type and
+// config), and the modes it counts in. Set false is the CPU clock with
+// Period in nanoseconds, as profile and tick use it.
+type PerfEvent struct {
+	Set           bool
+	Type          uint32 // PERF_TYPE_HARDWARE, PERF_TYPE_SOFTWARE, PERF_TYPE_HW_CACHE...
+	Config        uint64
+	ExcludeUser   bool // count only in kernel mode
+	ExcludeKernel bool // count only in user mode
+}
+
 // Hook identifies one kernel attachment. Probes with the same Hook share one
 // BPF program, whose prologue and guards tell them apart.
 type Hook struct {
 	Kind   HookKind
-	Group  string // tracepoint group
-	Name   string // raw tracepoint / tracepoint name / BEGIN, END, ERROR
-	Period uint64 // HookPerf: nanoseconds between events
-	AllCPU bool   // HookPerf: on every CPU (profile) or one (tick)
-	Path   string // HookUprobe
-	Offset uint64 // HookUprobe
-	Ret    bool   // HookUprobe
-	PID    int    // HookUprobe: -1 for all
+	Group  string    // tracepoint group
+	Name   string    // raw tracepoint / tracepoint name / BEGIN, END, ERROR
+	Period uint64    // HookPerf: nanoseconds between events
+	AllCPU bool      // HookPerf: on every CPU (profile) or one (tick)
+	Event  PerfEvent // HookPerf: the counted event; the zero value is the CPU clock
+	Path   string    // HookUprobe
+	Offset uint64    // HookUprobe
+	Ret    bool      // HookUprobe
+	PID    int       // HookUprobe: -1 for all
 }
 
 func (h Hook) String() string {
@@ -121,10 +158,21 @@ func (h Hook) String() string {
 	case HookRawTP:
 		return "raw_tp:" + h.Name
 	case HookPerf:
+		if h.Event.Set {
+			e := h.Event
+			return fmt.Sprintf("perf:%d:%#x:%d:%v:%v:%v", e.Type, e.Config, h.Period, e.ExcludeUser, e.ExcludeKernel, h.AllCPU)
+		}
 		return fmt.Sprintf("perf:%dns:%v", h.Period, h.AllCPU)
 	case HookTP:
 		return "tp:" + h.Group + ":" + h.Name
 	case HookBTFTP:
+		// Group, when set, is the probe of a provider whose probes each
+		// have a program of their own on the tracepoint (onehook.go):
+		// proc's create and lwp-create on sched_process_fork need their
+		// own prologues
+		if h.Group != "" {
+			return "tp_btf:" + h.Name + ":" + h.Group
+		}
 		return "tp_btf:" + h.Name
 	case HookUprobe:
 		// Name is part of it: the pid provider's entry, return and offset

@@ -67,3 +67,21 @@ var CurLwpsinfoT = &Struct{Name: "lwpsinfo_t", Members: []Member{
 	{Name: "pr_state", Type: "int", Size: 4, Signed: true, Task: task("__state")},
 	{Name: "pr_name", Type: "char [16]", Kind: MemberString, Size: 16, Task: task("comm")},
 }}
+
+// FdsFileinfoT is the fileinfo_t of fds[n], as DTrace's io library
+// translates it from the current process's descriptor n: each member read
+// from the struct file where it is used. A descriptor that is not open
+// reads as "<none>" and 0; a path that cannot be found from the process's
+// root (a pipe, a socket, a file of a detached mount, deeper than the walk
+// goes or longer than strsize) as "<unknown>".
+var FdsFileinfoT = &Struct{Name: "fileinfo_t", Members: []Member{
+	{Name: "fi_name", Type: "string", Kind: MemberString, Size: 256, Fd: true,
+		File: []FieldStep{{"file", "f_path.dentry"}, {"dentry", "d_name.name"}}},
+	{Name: "fi_dirname", Type: "string", Kind: MemberString, Size: 256, Fd: true, Path: PathDir},
+	{Name: "fi_pathname", Type: "string", Kind: MemberString, Size: 256, Fd: true, Path: PathFull},
+	{Name: "fi_offset", Type: "offset_t", Size: 8, Signed: true, Fd: true, File: []FieldStep{{"file", "f_pos"}}},
+	{Name: "fi_fs", Type: "string", Kind: MemberString, Size: 256, Fd: true,
+		File: []FieldStep{{"file", "f_path.dentry"}, {"dentry", "d_sb"}, {"super_block", "s_type"}, {"file_system_type", "name"}}},
+	{Name: "fi_mount", Type: "string", Kind: MemberString, Size: 256, Fd: true, Path: PathMount},
+	{Name: "fi_oflags", Type: "int", Size: 4, Signed: true, Fd: true, File: []FieldStep{{"file", "f_flags"}}},
+}}

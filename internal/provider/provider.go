@@ -27,6 +27,7 @@ type (
 	FieldStep  = probe.FieldStep
 	HookKind   = probe.HookKind
 	Hook       = probe.Hook
+	PerfEvent  = probe.PerfEvent
 	Probe      = probe.Probe
 	Site       = probe.Site
 	Desc       = probe.Desc

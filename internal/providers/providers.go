@@ -18,15 +18,19 @@ import (
 	"sort"
 
 	"github.com/sonde-trace/sonde/internal/provider"
+	"github.com/sonde-trace/sonde/internal/provider/cpc"
 	"github.com/sonde-trace/sonde/internal/provider/dtrace"
 	"github.com/sonde-trace/sonde/internal/provider/fbt"
 	"github.com/sonde-trace/sonde/internal/provider/io"
+	"github.com/sonde-trace/sonde/internal/provider/ip"
 	"github.com/sonde-trace/sonde/internal/provider/pid"
 	"github.com/sonde-trace/sonde/internal/provider/proc"
 	"github.com/sonde-trace/sonde/internal/provider/profile"
 	"github.com/sonde-trace/sonde/internal/provider/sched"
 	"github.com/sonde-trace/sonde/internal/provider/syscall"
+	"github.com/sonde-trace/sonde/internal/provider/tcp"
 	"github.com/sonde-trace/sonde/internal/provider/tracepoint"
+	"github.com/sonde-trace/sonde/internal/provider/udp"
 	"github.com/sonde-trace/sonde/internal/provider/usdtprov"
 )
 
@@ -58,6 +62,10 @@ func New() *Registry {
 	r.add(&pid.Provider{}, pid.MaxProbes)
 	r.add(&usdtprov.Provider{}, usdtprov.MaxProbes)
 	r.add(fbt.Provider{}, 0)
+	r.add(&cpc.Provider{}, cpc.MaxProbes)
+	r.add(tcp.Provider{}, tcp.NumLocal())
+	r.add(ip.Provider{}, ip.NumLocal())
+	r.add(udp.Provider{}, udp.NumLocal())
 	return r
 }
 

@@ -375,8 +375,9 @@ func (s *Session) attach(pr *plan.Program, prog *ebpf.Program) error {
 	return fmt.Errorf("hook %s is not supported", h)
 }
 
-// attachPerf opens a CPU-clock software event with period h.Period on
-// every online CPU (profile) or on one (tick) and attaches prog to each.
+// attachPerf opens a perf event with period h.Period on every online CPU
+// (profile, cpc) or on one (tick) and attaches prog to each: the CPU clock,
+// or h.Event when it is set.
 func (s *Session) attachPerf(h provider.Hook, prog *ebpf.Program) error {
 	cpus := []int{0}
 	if h.AllCPU {
@@ -389,10 +390,22 @@ func (s *Session) attachPerf(h provider.Hook, prog *ebpf.Program) error {
 			Size:   uint32(unsafeSizeofPerfAttr),
 			Sample: h.Period,
 		}
+		if e := h.Event; e.Set {
+			attr.Type, attr.Config = e.Type, e.Config
+			if e.ExcludeUser {
+				attr.Bits |= unix.PerfBitExcludeUser
+			}
+			if e.ExcludeKernel {
+				attr.Bits |= unix.PerfBitExcludeKernel | unix.PerfBitExcludeHv
+			}
+		}
 		fd, err := unix.PerfEventOpen(&attr, -1, cpu, -1, unix.PERF_FLAG_FD_CLOEXEC)
 		if err != nil {
 			if errors.Is(err, unix.EACCES) || errors.Is(err, unix.EPERM) {
 				return fmt.Errorf("opening perf event for %s: permission denied (CAP_PERFMON is required)", h.Name)
+			}
+			if h.Event.Set && (errors.Is(err, unix.ENOENT) || errors.Is(err, unix.EOPNOTSUPP)) {
+				return fmt.Errorf("opening perf event for %s on CPU %d: %w (this CPU does not count the event)", h.Name, cpu, err)
 			}
 			return fmt.Errorf("opening perf event for %s on CPU %d: %w", h.Name, cpu, err)
 		}

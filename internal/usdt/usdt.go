@@ -79,6 +79,10 @@ type File struct {
 	Probes []*Probe       // in note order
 	Types  []*ProbeTypes  // the sonde type records, in note order
 	types  map[string]int // provider + "\x00" + name -> index in Types
+	// TypeErr is why type records could not be read, nil when they
+	// could: they are optional (the probes stay, their arguments
+	// untyped), so a damaged .note.sonde does not hide the probes.
+	TypeErr error
 }
 
 // Open reads the probes of the ELF file at path.
@@ -119,10 +123,15 @@ func NewFile(ef *elf.File) (*File, error) {
 		}
 		notes, err := ParseNotes(data, ef.ByteOrder, s.Addralign)
 		if err != nil {
-			if s.Name != ".note.stapsdt" && s.Name != TypeNoteSection {
-				continue // someone else's notes
+			switch s.Name {
+			case ".note.stapsdt":
+				return nil, fmt.Errorf("section %s: %w", s.Name, err)
+			case TypeNoteSection:
+				if f.TypeErr == nil {
+					f.TypeErr = fmt.Errorf("section %s: %w", s.Name, err)
+				}
 			}
-			return nil, fmt.Errorf("section %s: %w", s.Name, err)
+			continue // someone else's notes, or unreadable type records
 		}
 		for _, n := range notes {
 			switch {
@@ -169,7 +178,10 @@ func NewFile(ef *elf.File) (*File, error) {
 					continue // written by a newer sonde
 				}
 				if err != nil {
-					return nil, fmt.Errorf("section %s: %w", s.Name, err)
+					if f.TypeErr == nil {
+						f.TypeErr = fmt.Errorf("section %s: %w", s.Name, err)
+					}
+					continue
 				}
 				f.addTypes(pt)
 			}

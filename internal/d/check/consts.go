@@ -13,6 +13,14 @@ var predefined = map[string]int64{
 	"PR_MODEL_ILP32": 1, "PR_MODEL_LP64": 2,
 	"CLD_EXITED": 1, "CLD_KILLED": 2, "CLD_DUMPED": 3, "CLD_TRAPPED": 4,
 	"CLD_STOPPED": 5, "CLD_CONTINUED": 6,
+	// tcp.d (DTrace for Linux: the kernel's TCP state numbers) and the
+	// TCP header's flags
+	"TCP_STATE_IDLE": 0, "TCP_STATE_ESTABLISHED": 1, "TCP_STATE_SYN_SENT": 2,
+	"TCP_STATE_SYN_RECEIVED": 3, "TCP_STATE_FIN_WAIT_1": 4, "TCP_STATE_FIN_WAIT_2": 5,
+	"TCP_STATE_TIME_WAIT": 6, "TCP_STATE_CLOSED": 7, "TCP_STATE_CLOSE_WAIT": 8,
+	"TCP_STATE_LAST_ACK": 9, "TCP_STATE_LISTEN": 10, "TCP_STATE_CLOSING": 11,
+	"TH_FIN": 0x01, "TH_SYN": 0x02, "TH_RST": 0x04, "TH_PUSH": 0x08, "TH_ACK": 0x10,
+	"TH_URG": 0x20, "TH_ECE": 0x40, "TH_CWR": 0x80,
 	// signal.d (Linux numbers)
 	"SIGHUP": 1, "SIGINT": 2, "SIGQUIT": 3, "SIGILL": 4, "SIGTRAP": 5, "SIGABRT": 6,
 	"SIGBUS": 7, "SIGFPE": 8, "SIGKILL": 9, "SIGUSR1": 10, "SIGSEGV": 11, "SIGUSR2": 12,

@@ -458,6 +458,9 @@ func (c *checker) index(x *ast.IndexExpr) *Type {
 		if b.Name == "args" && LookupBuiltinVar("args") != nil && c.lookupVar(Global, "args", b.NamePos, false) == nil {
 			return c.argsIndex(x, b)
 		}
+		if c.isFds(b) {
+			return c.fdsIndex(x) // fds.go
+		}
 		if v := c.arrayVarOf(b); v != nil {
 			// an element of a declared array variable (decl.go)
 			c.info.Uses[b] = v

@@ -14,9 +14,21 @@
 //	signal-handle signal_deliver, in the receiving thread; args[0] the
 //	              signal, args[1] 0 (no siginfo_t copy), args[2] the
 //	              handler's address
+//	start         sched_process_fork of a new process, for the child:
+//	              pid, tid, execname, curpsinfo and self-> are the new
+//	              process's (the tracepoint fires in the parent, before
+//	              the child first runs; DTrace fires in the child)
+//	lwp-start     sched_process_fork of a new thread, for the thread
+//	exec          sys_enter of execve or execveat, in the process about
+//	              to exec; args[0] the path (a user address: stringof()
+//	              and copyinstr() read it)
+//	exec-failure  sys_exit of execve or execveat that failed; args[0] the
+//	              errno
+//	signal-clear  sys_exit of rt_sigtimedwait that took a pending signal;
+//	              args[0] the signal
 //
-// exec, exec-failure, start, lwp-start and signal-clear have no tracepoint
-// at the point DTrace fires them and are not published.
+// The system call numbers are x86-64's; a 32-bit process's execve does not
+// fire exec or exec-failure.
 package proc
 
 import (
@@ -45,7 +57,19 @@ var defs = []provider.HookProbe{
 	{Name: "lwp-create", Tracepoint: "sched_process_fork", Args: []provider.Arg{lwpArg, psArg}},
 	{Name: "signal-send", Tracepoint: "signal_generate", Args: []provider.Arg{lwpArg, psArg, intArg}},
 	{Name: "signal-handle", Tracepoint: "signal_deliver", Args: []provider.Arg{intArg, {Type: "siginfo_t *"}, {Type: "void (*)(void)"}}},
+	{Name: "start", Tracepoint: "sched_process_fork", Subject: 2},     // the child
+	{Name: "lwp-start", Tracepoint: "sched_process_fork", Subject: 2}, // the thread
+	{Name: "exec", Tracepoint: "sys_enter", Args: []provider.Arg{{Type: "const char __user *"}}},
+	{Name: "exec-failure", Tracepoint: "sys_exit", Args: []provider.Arg{intArg}},
+	{Name: "signal-clear", Tracepoint: "sys_exit", Args: []provider.Arg{intArg}},
 }
+
+// x86-64 system call numbers.
+const (
+	sysExecve         = 59
+	sysExecveat       = 322
+	sysRtSigtimedwait = 128
+)
 
 // NumLocal is the number of probe IDs the provider uses.
 func NumLocal() uint32 { return uint32(len(defs)) }
@@ -88,7 +112,7 @@ func (Provider) Prologue(h provider.Hook, probes []*provider.Probe, n provider.N
 		} else {
 			insns = append(insns, asm.JEq.Imm(asm.R0, 0, skip))
 		}
-	case "create", "lwp-create":
+	case "create", "lwp-create", "start", "lwp-start":
 		// child: a new process when its pid is its tgid
 		insns = append(insns, asm.LoadMem(asm.R8, ctx, 8, asm.DWord))
 		insns = append(insns, provider.ReadTaskField(asm.R8, "pid", provider.CtxTemp, 4)...)
@@ -96,14 +120,43 @@ func (Provider) Prologue(h provider.Hook, probes []*provider.Probe, n provider.N
 		insns = append(insns,
 			asm.LoadMem(asm.R0, r, provider.CtxTemp, asm.Word),
 			asm.LoadMem(asm.R1, r, provider.CtxTemp+4, asm.Word))
-		if pr.Name == "create" {
+		if pr.Name == "create" || pr.Name == "start" {
 			insns = append(insns, asm.JNE.Reg(asm.R0, asm.R1, skip))
 		} else {
 			insns = append(insns, asm.JEq.Reg(asm.R0, asm.R1, skip))
 		}
-		if fill {
+		if fill && (pr.Name == "create" || pr.Name == "lwp-create") {
 			insns = append(insns, provider.FillTaskArg(1)...)
 		}
+	case "exec":
+		// sys_enter(regs, id): execve's path is its first argument,
+		// execveat's its second
+		insns = append(insns,
+			asm.LoadMem(asm.R0, ctx, 8, asm.DWord),
+			asm.JEq.Imm(asm.R0, sysExecve, "proc_execve"),
+			asm.JNE.Imm(asm.R0, sysExecveat, skip),
+			asm.LoadMem(asm.R8, ctx, 0, asm.DWord),
+		)
+		insns = append(insns, provider.ReadField(asm.R8, "pt_regs", "si", provider.CtxArg0, 8)...)
+		insns = append(insns, asm.Ja.Label("proc_path"), asm.LoadMem(asm.R8, ctx, 0, asm.DWord).WithSymbol("proc_execve"))
+		insns = append(insns, provider.ReadField(asm.R8, "pt_regs", "di", provider.CtxArg0, 8)...)
+		insns = append(insns, asm.Mov.Imm(asm.R0, 0).WithSymbol("proc_path"))
+	case "exec-failure", "signal-clear":
+		// sys_exit(regs, ret): the call is regs->orig_ax
+		insns = append(insns, asm.LoadMem(asm.R8, ctx, 0, asm.DWord))
+		insns = append(insns, provider.ReadField(asm.R8, "pt_regs", "orig_ax", provider.CtxTemp, 8)...)
+		insns = append(insns, asm.LoadMem(asm.R0, r, provider.CtxTemp, asm.DWord), asm.LoadMem(asm.R1, ctx, 8, asm.DWord))
+		if pr.Name == "exec-failure" {
+			insns = append(insns,
+				asm.JEq.Imm(asm.R0, sysExecve, "proc_execret"),
+				asm.JNE.Imm(asm.R0, sysExecveat, skip),
+				asm.JSGE.Imm(asm.R1, 0, skip).WithSymbol("proc_execret"),
+				asm.Neg.Imm(asm.R1, 0),
+			)
+		} else {
+			insns = append(insns, asm.JNE.Imm(asm.R0, sysRtSigtimedwait, skip), asm.JSLE.Imm(asm.R1, 0, skip))
+		}
+		insns = append(insns, asm.StoreMem(r, provider.CtxArg0, asm.R1, asm.DWord))
 	case "signal-send":
 		insns = append(insns, provider.HookArg32(0, provider.CtxArg0+16, true)...)
 		if fill {

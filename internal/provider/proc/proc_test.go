@@ -22,15 +22,16 @@ func TestMatch(t *testing.T) {
 		{provider.Desc{Provider: "proc", Name: "exec-success"}, "proc::sched_process_exec:exec-success"},
 		{provider.Desc{Provider: "proc"}, "proc::sched_process_exec:exec-success proc::sched_process_exit:exit " +
 			"proc::sched_process_exit:lwp-exit proc::sched_process_fork:create proc::sched_process_fork:lwp-create " +
-			"proc::signal_generate:signal-send proc::signal_deliver:signal-handle"},
-		{provider.Desc{Provider: "proc", Name: "signal-*"}, "proc::signal_generate:signal-send proc::signal_deliver:signal-handle"},
+			"proc::signal_generate:signal-send proc::signal_deliver:signal-handle " +
+			"proc::sched_process_fork:start proc::sched_process_fork:lwp-start " +
+			"proc::sys_enter:exec proc::sys_exit:exec-failure proc::sys_exit:signal-clear"},
+		{provider.Desc{Provider: "proc", Name: "signal-*"}, "proc::signal_generate:signal-send proc::signal_deliver:signal-handle proc::sys_exit:signal-clear"},
 		{provider.Desc{Provider: "proc", Function: "sched_process_exit"}, "proc::sched_process_exit:exit proc::sched_process_exit:lwp-exit"},
-		// documented as having no tracepoint where DTrace fires them
-		{provider.Desc{Provider: "proc", Name: "exec"}, ""},
-		{provider.Desc{Provider: "proc", Name: "exec-failure"}, ""},
-		{provider.Desc{Provider: "proc", Name: "start"}, ""},
-		{provider.Desc{Provider: "proc", Name: "lwp-start"}, ""},
-		{provider.Desc{Provider: "proc", Name: "signal-clear"}, ""},
+		{provider.Desc{Provider: "proc", Name: "exec"}, "proc::sys_enter:exec"},
+		{provider.Desc{Provider: "proc", Name: "exec-failure"}, "proc::sys_exit:exec-failure"},
+		{provider.Desc{Provider: "proc", Name: "start"}, "proc::sched_process_fork:start"},
+		{provider.Desc{Provider: "proc", Name: "lwp-start"}, "proc::sched_process_fork:lwp-start"},
+		{provider.Desc{Provider: "proc", Name: "signal-clear"}, "proc::sys_exit:signal-clear"},
 		{provider.Desc{Provider: "sched", Name: "exit"}, ""},
 	} {
 		var got []string
@@ -47,7 +48,11 @@ func TestMatch(t *testing.T) {
 			t.Errorf("%s: local ID %d repeated or outside [0, %d)", p.FullName(), p.ID, proc.NumLocal())
 		}
 		seen[p.ID] = true
-		if p.Hook != (provider.Hook{Kind: provider.HookBTFTP, Name: p.Function, Group: p.Name}) || p.Subject != 0 {
+		subject := 0
+		if strings.HasSuffix(p.Name, "start") {
+			subject = 2 // the new process or thread: sched_process_fork's child
+		}
+		if p.Hook != (provider.Hook{Kind: provider.HookBTFTP, Name: p.Function, Group: p.Name}) || p.Subject != subject {
 			t.Errorf("%s: hook %+v subject %d", p.FullName(), p.Hook, p.Subject)
 		}
 	}

@@ -136,12 +136,6 @@ func (p *Provider) Probes(d provider.Desc) ([]*provider.Probe, error) {
 // ProgramType implements provider.Provider.
 func (*Provider) ProgramType(provider.Hook) ebpf.ProgramType { return ebpf.PerfEvent }
 
-// Offsets in struct bpf_perf_event_data (x86-64 pt_regs first).
-const (
-	regsIP = 128
-	regsCS = 136
-)
-
 // Prologue implements provider.Provider.
 func (*Provider) Prologue(h provider.Hook, probes []*provider.Probe, n provider.Needs, skip string) (asm.Instructions, error) {
 	r := provider.RegScratch
@@ -150,27 +144,7 @@ func (*Provider) Prologue(h provider.Hook, probes []*provider.Probe, n provider.
 		asm.StoreMem(r, provider.CtxProbeID, asm.R0, asm.DWord),
 		provider.StoreImm64(r, provider.CtxErrno, 0),
 	}
-	if n.Args[0] || n.Args[1] {
-		// user mode when the low two bits of CS are set
-		insns = append(insns,
-			asm.LoadMem(asm.R1, provider.RegCtx, regsIP, asm.DWord),
-			asm.LoadMem(asm.R2, provider.RegCtx, regsCS, asm.DWord),
-			asm.And.Imm(asm.R2, 3),
-			provider.StoreImm64(r, provider.CtxArg0, 0),
-			provider.StoreImm64(r, provider.CtxArg0+8, 0),
-			asm.JEq.Imm(asm.R2, 0, "profile_kernel"),
-			asm.StoreMem(r, provider.CtxArg0+8, asm.R1, asm.DWord),
-			asm.Ja.Label("profile_done"),
-			asm.StoreMem(r, provider.CtxArg0, asm.R1, asm.DWord).WithSymbol("profile_kernel"),
-			asm.Mov.Imm(asm.R0, 0).WithSymbol("profile_done"),
-		)
-	}
-	for i := 2; i < 10; i++ {
-		if n.Args[i] {
-			insns = append(insns, provider.StoreImm64(r, int16(provider.CtxArg0+8*i), 0))
-		}
-	}
-	return insns, nil
+	return append(insns, provider.PerfPCs(n)...), nil
 }
 
 // Guard implements provider.Provider: each profile probe has its own hook.

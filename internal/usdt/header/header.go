@@ -402,9 +402,13 @@ func writeProvider(w *bufio.Writer, pv *provider) {
 		}
 		p("\t/* %s */\n", commentSafe(pr.summary))
 		p("\t\"\\t.balign 4\\n\"\n")
-		p("\t\"\\t.4byte %d, %d, %#x\\n\"\n", len(usdt.TypeNoteOwner)+1, len(desc), usdt.TypeNoteType)
+		// the descriptor's size from labels, not counted here: a build
+		// that edits the header's text (memcached's sed turns "char *"
+		// into "const char *") keeps a valid note
+		p("\t\"\\t.4byte %d, 996f-995f, %#x\\n\"\n", len(usdt.TypeNoteOwner)+1, usdt.TypeNoteType)
 		p("\t\"\\t.asciz \\\"%s\\\"\\n\"\n", usdt.TypeNoteOwner)
 		p("\t\"\\t.balign 4\\n\"\n")
+		p("\t\"995:\\n\"\n")
 		// Fixed part: version, counts, flags, map.
 		head := 4 + len(pr.types.Map)
 		var bs []string
@@ -416,6 +420,7 @@ func writeProvider(w *bufio.Writer, pv *provider) {
 		for _, s := range strings.Split(strings.TrimSuffix(string(desc[head:]), "\x00"), "\x00") {
 			p("\t\"\\t.asciz \\\"%s\\\"\\n\"\n", s)
 		}
+		p("\t\"996:\\n\"\n")
 	}
 	p("\t\"\\t.balign 4\\n\"\n")
 	p("\t\"\\t.popsection\\n\"\n);\n\n")

@@ -1,4 +1,3 @@
-/* -G is accepted and explained: nothing to link on Linux. */
-/* @@opts: -G */
-/* @@stderr: -G is not needed on Linux */
+/* -G writes an object for the provider, here with no object to link. */
+/* @@opts: -G -o /tmp/sonde-dashG.o */
 provider p { probe q(); };

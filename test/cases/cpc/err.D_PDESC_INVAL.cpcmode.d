@@ -1,0 +1,2 @@
+/* @@stderr: invalid mode "any": all, user or kernel */
+cpc:::page-faults-any-1000 { @ = count(); }
