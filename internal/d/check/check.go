@@ -12,6 +12,7 @@ package check
 
 import (
 	"errors"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -406,16 +407,65 @@ func (c *checker) matchProbes(cl *Clause) {
 			break
 		}
 		for j := range ts {
-			if !Same(ts[j], cl.Args[j]) {
-				cl.Args = nil
-				break
+			if t := mergeArg(cl.Args[j], ts[j]); t != nil {
+				cl.Args[j] = t
+				continue
 			}
+			cl.Args = nil
+			break
 		}
 		if cl.Args == nil {
 			break
 		}
 	}
 	c.xargsAgree(cl)
+}
+
+// sameArg reports whether two probes' args[n] types agree, down to what
+// a pointer points to: two providers' structures of one name may hold
+// different members (tcp:::send's tcpsinfo_t has the socket's state,
+// receive's has none), and a clause typed by one would read the other's
+// probe through the wrong layout.
+func sameArg(a, b *Type) bool {
+	switch {
+	case a == nil || b == nil:
+		return a == b
+	case a.Kind == Pointer && b.Kind == Pointer:
+		return sameArg(a.Elem, b.Elem)
+	case a.Kind == Struct && b.Kind == Struct:
+		if a.Src != nil || b.Src != nil {
+			return a.Src == b.Src
+		}
+		return a == b || (a.Name == b.Name && a.Size == b.Size && a.Union == b.Union)
+	}
+	return Same(a, b)
+}
+
+// mergeArg is the type args[n] has in a clause whose probes give it the
+// types a and b: a when they agree; a pointer to a with b's structure among
+// its Alts when both point to provider structures of one name; nil when
+// they disagree.
+func mergeArg(a, b *Type) *Type {
+	if sameArg(a, b) {
+		return a
+	}
+	if a.Kind != Pointer || b.Kind != Pointer || a.Elem == nil || b.Elem == nil {
+		return nil
+	}
+	sa, sb := a.Elem, b.Elem
+	if sa.Kind != Struct || sb.Kind != Struct || sa.Src == nil || sb.Src == nil || sa.Src.Name != sb.Src.Name {
+		return nil
+	}
+	for _, s := range append([]*probe.Struct{sb.Src}, sb.Alts...) {
+		if s != sa.Src && !slices.Contains(sa.Alts, s) {
+			cp := *sa
+			cp.Alts = append(slices.Clip(sa.Alts), s)
+			sa = &cp
+		}
+	}
+	p := *a
+	p.Elem = sa
+	return &p
 }
 
 // subjectAndRecord sets the clause's Subject and Record from its probes.

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"reflect"
 	"strconv"
 
 	"github.com/sonde-trace/sonde/internal/d/ast"
@@ -764,6 +765,12 @@ func (c *checker) selector(x *ast.SelectorExpr) *Type {
 	if !ok {
 		c.errorf(x.OpPos, "D_TYPE_MEMBER", "%s is not a member of %s", x.Sel, st.Name)
 		return nil
+	}
+	for _, alt := range st.Alts {
+		if am, ok := alt.Member(x.Sel); !ok || !reflect.DeepEqual(*am, *m) {
+			c.errorf(x.OpPos, "D_TYPE_MEMBER", "%s is not a member of %s for every probe of this clause: split the clause", x.Sel, st.Name)
+			return nil
+		}
 	}
 	c.info.Members[x] = m
 	switch m.Kind {

@@ -61,6 +61,11 @@ type Type struct {
 	SymK   SymKind // Sym
 	Fields []*Field
 	Src    *probe.Struct // Struct: a provider's structure, read in place
+	// Alts are, for args[n] of a clause whose probes give structures of
+	// one name that differ (tcp:::send's tcpsinfo_t and receive's), the
+	// other probes' structures: a member may be used only where each of
+	// them holds it alike.
+	Alts []*probe.Struct
 	// Align is a declared struct's or union's alignment in bytes; 0 while
 	// it is only a forward declaration (incomplete). See decl.go.
 	Align int
