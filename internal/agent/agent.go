@@ -5,10 +5,12 @@
 // A dynamic dataset is a D program that the statistics catalogue writes
 // (a filter is a predicate, the breakdowns the aggregation's keys),
 // compiled and started with package tracer, one session per dataset so
-// that each has its own cost and can be suspended alone. Every second its
-// aggregation is read whole — cumulative counts, summed over CPUs — and
-// differenced with the last reading: nothing is cleared under the
-// writers, so an event falls in exactly one second. A static dataset is
+// that each has its own cost and can be suspended alone. Its aggregation
+// is kept in generations: every second an empty one is swapped in, and
+// the kernel's swap returns only once no program can still write to the
+// one swapped out, which is then read whole — that second's events,
+// summed over CPUs — and emptied for reuse. An event falls in exactly one
+// second, and no key outlives the second it counted in. A static dataset is
 // read from counters the kernel keeps. Each second's rows go to the store
 // (archived datasets) or to a bounded ring in memory (open ones).
 //
@@ -217,6 +219,7 @@ func (a *Agent) Tick(now time.Time) {
 	}
 	sec := end.Add(-time.Second)
 	var stop []collector
+	a.swapAll()
 	for _, ds := range a.sorted() {
 		a.collect(ds, sec, now)
 		a.measure(ds, now)
@@ -240,6 +243,25 @@ func (a *Agent) Tick(now time.Time) {
 			obs.Observe(k.Dataset, k.Second)
 		}
 	}
+}
+
+// swapAll ends the second of every running dataset at once (a.mu held):
+// a dynamic dataset's swap waits for the BPF programs running in the
+// kernel to finish (an RCU grace period, some tens of milliseconds), and
+// the waits of concurrent swaps overlap.
+func (a *Agent) swapAll() {
+	var wg sync.WaitGroup
+	for _, ds := range a.sets {
+		if ds.coll == nil {
+			continue
+		}
+		wg.Add(1)
+		go func(c collector) {
+			defer wg.Done()
+			_ = c.swap() // a failure is sample's to report
+		}(ds.coll)
+	}
+	wg.Wait()
 }
 
 // SetObserver sets who sees each second kept (nil: nobody).

@@ -54,8 +54,9 @@ func (g *gen) aggAssign(x *ast.AssignExpr, av *ast.AggVar, keys []ast.Expr) {
 	}
 	key := g.buildKey(keys, a.Keys, a.KeySize)
 	have, done := g.label("agg_have"), g.label("agg_done")
+	gen := g.aggGeneration(a, done)
 	lookup := asm.Instructions{
-		asm.LoadMapPtr(asm.R1, 0).WithReference(a.Map),
+		g.aggMapPtr(a, gen),
 		asm.Mov.Reg(asm.R2, rS),
 		asm.Add.Imm(asm.R2, int32(key)),
 		asm.FnMapLookupElem.Call(),
@@ -64,7 +65,7 @@ func (g *gen) aggAssign(x *ast.AssignExpr, av *ast.AggVar, keys []ast.Expr) {
 	g.emit(asm.JNE.Imm(asm.R0, 0, have))
 	if len(a.Keys) > 0 {
 		g.emit(
-			asm.LoadMapPtr(asm.R1, 0).WithReference(a.Map),
+			g.aggMapPtr(a, gen),
 			asm.Mov.Reg(asm.R2, rS),
 			asm.Add.Imm(asm.R2, int32(key)),
 			asm.Mov.Reg(asm.R3, rS),
@@ -88,6 +89,7 @@ func (g *gen) aggAssign(x *ast.AssignExpr, av *ast.AggVar, keys []ast.Expr) {
 	}
 	g.aggApply(a)
 	g.emit(asm.Mov.Imm(asm.R0, 0).WithSymbol(done))
+	g.endGeneration()
 	if hasIncr {
 		g.stack -= 8
 	}

@@ -42,6 +42,9 @@ type Session struct {
 	placed  map[site]bool
 	kspec   *btf.Spec
 	verbose bool
+	// gens are the aggregation maps kept in generations, by the name of
+	// the generation Maps holds (Rotate).
+	gens map[string]*generation
 }
 
 // Options for Load.
@@ -83,7 +86,7 @@ func Load(p *plan.Plan, opts *Options) (_ *Session, err error) {
 		return nil, err
 	}
 	_ = rlimit.RemoveMemlock()
-	s := &Session{Plan: p, Maps: map[string]*ebpf.Map{}, run: map[string][]*ebpf.Program{}}
+	s := &Session{Plan: p, Maps: map[string]*ebpf.Map{}, run: map[string][]*ebpf.Program{}, gens: map[string]*generation{}}
 	defer func() {
 		if err != nil {
 			s.Close()
@@ -95,6 +98,13 @@ func Load(p *plan.Plan, opts *Options) (_ *Session, err error) {
 			return nil, mapError(spec, err)
 		}
 		s.Maps[spec.Name] = m
+		if spec.Type == ebpf.ArrayOfMaps && spec.InnerMap != nil {
+			g, read, err := newGeneration(m, spec)
+			if err != nil {
+				return nil, err
+			}
+			s.gens[spec.InnerMap.Name], s.Maps[spec.InnerMap.Name] = g, read
+		}
 	}
 	if err := s.initGlobals(); err != nil {
 		return nil, err
@@ -478,6 +488,10 @@ func (s *Session) Close() {
 		m.Close()
 	}
 	s.Maps = map[string]*ebpf.Map{}
+	for _, g := range s.gens {
+		g.live.Close()
+	}
+	s.gens = nil
 }
 
 // Cost is what the session's programs have cost so far, as the kernel's

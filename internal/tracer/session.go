@@ -106,6 +106,12 @@ func (s *Session) Exited() (bool, int) { return s.c.Exited, s.c.ExitCode }
 // CPUs, as it is now.
 func (s *Session) Snapshot(id int) *value.Aggregation { return s.c.Snapshot(id) }
 
+// Rotate starts a new generation of aggregation id (a program compiled
+// with Config.AggGenerations): Snapshot(id) then reads exactly what was
+// counted between this rotation and the one before, and nothing counts
+// into it any more.
+func (s *Session) Rotate(id int) error { return s.rt.Rotate(s.prog.Plan.Aggs[id].Map) }
+
 // Aggregations are the program's aggregations, by ID.
 func (s *Session) Aggregations() []*plan.Agg { return s.prog.Plan.Aggs }
 
