@@ -50,9 +50,10 @@ type Config struct {
 	// past it, the smallest keys of that second are summed into one
 	// "other" row, and Dataset.Overflow counts the keys folded.
 	KeyLimit int
-	// AggEntries bounds a dynamic dataset's aggregation map (default
-	// 16384 keys): events of new keys past it are not counted, and
-	// Dataset.Dropped says how many entries could not be made.
+	// AggEntries bounds the keys a dynamic dataset's aggregation holds in
+	// one second, one generation (default 16384): events of new keys past
+	// it in that second are not counted, and Dataset.Dropped says how many
+	// entries could not be made.
 	AggEntries int
 	// Memory is how many seconds an open dataset keeps in memory
 	// (default 600).
