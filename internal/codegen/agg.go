@@ -54,9 +54,9 @@ func (g *gen) aggAssign(x *ast.AssignExpr, av *ast.AggVar, keys []ast.Expr) {
 	}
 	key := g.buildKey(keys, a.Keys, a.KeySize)
 	have, done := g.label("agg_have"), g.label("agg_done")
-	gen := g.aggGeneration(a, done)
+	g.aggGeneration(a, done)
 	lookup := asm.Instructions{
-		g.aggMapPtr(a, gen),
+		g.aggMapPtr(a),
 		asm.Mov.Reg(asm.R2, rS),
 		asm.Add.Imm(asm.R2, int32(key)),
 		asm.FnMapLookupElem.Call(),
@@ -65,7 +65,7 @@ func (g *gen) aggAssign(x *ast.AssignExpr, av *ast.AggVar, keys []ast.Expr) {
 	g.emit(asm.JNE.Imm(asm.R0, 0, have))
 	if len(a.Keys) > 0 {
 		g.emit(
-			g.aggMapPtr(a, gen),
+			g.aggMapPtr(a),
 			asm.Mov.Reg(asm.R2, rS),
 			asm.Add.Imm(asm.R2, int32(key)),
 			asm.Mov.Reg(asm.R3, rS),
@@ -89,7 +89,6 @@ func (g *gen) aggAssign(x *ast.AssignExpr, av *ast.AggVar, keys []ast.Expr) {
 	}
 	g.aggApply(a)
 	g.emit(asm.Mov.Imm(asm.R0, 0).WithSymbol(done))
-	g.endGeneration()
 	if hasIncr {
 		g.stack -= 8
 	}

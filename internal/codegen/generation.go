@@ -11,14 +11,14 @@ package codegen
 // exactly the events of the interval: none still on their way into it,
 // none counted in the next.
 //
-// An update fetches the generation once and keeps it on the stack, so
-// that its lookup, insertion and second lookup all go to the same map
-// even when a swap happens between them: an event lands in one
-// generation, whole. The outer lookup is inlined by the verifier (an
+// An update fetches the generation once and keeps it in regTmp (free
+// until the value is found, and kept across helper calls), so that its
+// lookup, insertion and second lookup all go to the same map even when a
+// swap happens between them: an event lands in one generation, whole. The outer lookup is inlined by the verifier (an
 // array's element address); the inner lookups are those a direct map
 // has.
 //
-//	slot = 0; inner = lookup(outer, &slot)   // the current generation
+//	slot = 0; regTmp = lookup(outer, &slot)  // the current generation
 //	if inner == NULL { drops++; goto done }  // never: the runtime fills it
 //	... lookup(inner, key), update(inner, key, zero), lookup(inner, key)
 
@@ -45,16 +45,15 @@ func (g *gen) generationSpec(inner *ebpf.MapSpec) *ebpf.MapSpec {
 		MaxEntries: 1, InnerMap: inner}
 }
 
-// aggGeneration emits the fetch of a's current generation into a stack
-// slot, counting a drop and jumping to done if the slot is empty; it
-// returns the slot (0 when aggregations are direct). The caller frees it
-// with endGeneration.
-func (g *gen) aggGeneration(a *plan.Agg, done string) int16 {
+// aggGeneration emits the fetch of a's current generation into regTmp,
+// counting a drop and jumping to done if the outer slot is empty.
+func (g *gen) aggGeneration(a *plan.Agg, done string) {
 	if !g.opts.AggGenerations {
-		return 0
+		return
 	}
-	g.stack += 8
+	g.stack += 8 // the outer key, for the lookup alone
 	slot := int16(-g.stack)
+	g.stack -= 8
 	ok := g.label("gen_ok")
 	g.emit(
 		asm.StoreImm(asm.R10, slot, 0, asm.Word), // the outer key
@@ -67,23 +66,15 @@ func (g *gen) aggGeneration(a *plan.Agg, done string) int16 {
 	g.stat(plan.StatAggDrops)
 	g.emit(
 		asm.Ja.Label(done),
-		asm.StoreMem(asm.R10, slot, asm.R0, asm.DWord).WithSymbol(ok),
+		asm.Mov.Reg(regTmp, asm.R0).WithSymbol(ok),
 	)
-	return slot
 }
 
 // aggMapPtr is the instruction that loads a's map into R1: the map
-// itself, or the generation aggGeneration kept in slot.
-func (g *gen) aggMapPtr(a *plan.Agg, slot int16) asm.Instruction {
+// itself, or the generation aggGeneration fetched.
+func (g *gen) aggMapPtr(a *plan.Agg) asm.Instruction {
 	if !g.opts.AggGenerations {
 		return asm.LoadMapPtr(asm.R1, 0).WithReference(a.Map)
 	}
-	return asm.LoadMem(asm.R1, asm.R10, slot, asm.DWord)
-}
-
-// endGeneration frees the slot of aggGeneration.
-func (g *gen) endGeneration() {
-	if g.opts.AggGenerations {
-		g.stack -= 8
-	}
+	return asm.Mov.Reg(asm.R1, regTmp)
 }
