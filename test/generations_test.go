@@ -99,3 +99,49 @@ func TestGenerationsEvictKeys(t *testing.T) {
 	}
 	t.Logf("%d pids over %d seconds, map of 1024 entries", len(want), busy)
 }
+
+// Every statistic of the catalogue, with each of its breakdowns, exported
+// or not, loads with its aggregation in generations: the kernel's
+// verifier accepts the code, and a second is read from it.
+func TestGenerationsLoadEveryStatistic(t *testing.T) {
+	a, err := agent.New(agent.Config{Store: agent.NewMemStore(), Catalogue: stats.New(), Budget: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	n := 0
+	for _, st := range a.Statistics() {
+		names := []string{st.Name}
+		for _, b := range st.Breakdowns {
+			names = append(names, st.Name+"["+b.Name+"]")
+		}
+		for _, name := range names {
+			if _, err := a.Dataset(name); err == nil {
+				continue // a default dataset, running already
+			}
+			d, err := a.Create(name, analytics.Open)
+			if err != nil {
+				t.Errorf("%s: %v", name, err)
+				continue
+			}
+			if d.Program != "" {
+				n++
+				if _, err := a.SetExport(d.Name, true); err != nil {
+					t.Errorf("%s exported: %v", name, err)
+				}
+			}
+			if err := a.Destroy(d.Name); err != nil {
+				t.Errorf("%s: %v", name, err)
+			}
+		}
+	}
+	for _, e := range a.Events() {
+		if e.Kind == "error" {
+			t.Errorf("event: %s %s", e.Dataset, e.Message)
+		}
+	}
+	if n < 20 {
+		t.Errorf("only %d dynamic datasets", n)
+	}
+	t.Logf("%d dynamic datasets loaded", n)
+}

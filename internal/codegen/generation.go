@@ -45,15 +45,20 @@ func (g *gen) generationSpec(inner *ebpf.MapSpec) *ebpf.MapSpec {
 		MaxEntries: 1, InnerMap: inner}
 }
 
-// aggGeneration emits the fetch of a's current generation into regTmp,
-// counting a drop and jumping to done if the outer slot is empty.
-func (g *gen) aggGeneration(a *plan.Agg, done string) {
+// aggGeneration emits the fetch of a's current generation into a stack
+// slot, counting a drop and jumping to done if the outer slot is empty;
+// it returns the slot, 0 when aggregations are direct. The caller frees
+// it with endGeneration. It is called before the update's arguments and
+// key are computed: the load of the generation, and the loads it depends
+// on, are then done by the time the map is used, off the path the
+// update waits on (fetched just before the lookup, they delayed every
+// event by some ns).
+func (g *gen) aggGeneration(a *plan.Agg, done string) int16 {
 	if !g.opts.AggGenerations {
-		return
+		return 0
 	}
-	g.stack += 8 // the outer key, for the lookup alone
+	g.stack += 8
 	slot := int16(-g.stack)
-	g.stack -= 8
 	ok := g.label("gen_ok")
 	g.emit(
 		asm.StoreImm(asm.R10, slot, 0, asm.Word), // the outer key
@@ -66,15 +71,23 @@ func (g *gen) aggGeneration(a *plan.Agg, done string) {
 	g.stat(plan.StatAggDrops)
 	g.emit(
 		asm.Ja.Label(done),
-		asm.Mov.Reg(regTmp, asm.R0).WithSymbol(ok),
+		asm.StoreMem(asm.R10, slot, asm.R0, asm.DWord).WithSymbol(ok),
 	)
+	return slot
 }
 
 // aggMapPtr is the instruction that loads a's map into R1: the map
-// itself, or the generation aggGeneration fetched.
-func (g *gen) aggMapPtr(a *plan.Agg) asm.Instruction {
+// itself, or the generation aggGeneration kept in slot.
+func (g *gen) aggMapPtr(a *plan.Agg, slot int16) asm.Instruction {
 	if !g.opts.AggGenerations {
 		return asm.LoadMapPtr(asm.R1, 0).WithReference(a.Map)
 	}
-	return asm.Mov.Reg(asm.R1, regTmp)
+	return asm.LoadMem(asm.R1, asm.R10, slot, asm.DWord)
+}
+
+// endGeneration frees the slot of aggGeneration.
+func (g *gen) endGeneration() {
+	if g.opts.AggGenerations {
+		g.stack -= 8
+	}
 }
