@@ -183,11 +183,13 @@ func (c *dynamic) swap() error {
 	return nil
 }
 
-// prime swaps: what was counted before is in the generation swapped out,
-// emptied before it is used again.
+// prime swaps, and empties what was counted before.
 func (c *dynamic) prime(time.Time) error {
 	c.swapped = false
-	return c.sess.Rotate(c.agg)
+	if err := c.sess.Rotate(c.agg); err != nil {
+		return err
+	}
+	return c.sess.Recycle(c.agg)
 }
 
 func (c *dynamic) sample(time.Time) ([]analytics.Row, error) {
@@ -203,6 +205,10 @@ func (c *dynamic) sample(time.Time) ([]analytics.Row, error) {
 	if c.scale == nil {
 		c.scale = scaleOf(a)
 	}
+	// Emptied now rather than at the next swap, which is then a single
+	// update, as close to the second's boundary as the tick is; should
+	// this fail, the swap empties it.
+	_ = c.sess.Recycle(c.agg)
 	return rowsOf(a, c.fn, c.scale), nil
 }
 

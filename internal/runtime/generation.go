@@ -15,6 +15,9 @@ import (
 type generation struct {
 	outer *ebpf.Map
 	live  *ebpf.Map
+	// empty: the generation in Maps is empty (Recycle), ready to be
+	// swapped in at once.
+	empty bool
 }
 
 // newGeneration fills the outer map created from spec with a first
@@ -33,7 +36,7 @@ func newGeneration(outer *ebpf.Map, spec *ebpf.MapSpec) (*generation, *ebpf.Map,
 		live.Close()
 		return nil, nil, mapError(spec.InnerMap, err)
 	}
-	return &generation{outer: outer, live: live}, read, nil
+	return &generation{outer: outer, live: live, empty: true}, read, nil
 }
 
 // HasGenerations reports whether the aggregation map named name is kept in
@@ -41,26 +44,49 @@ func newGeneration(outer *ebpf.Map, spec *ebpf.MapSpec) (*generation, *ebpf.Map,
 func (s *Session) HasGenerations(name string) bool { return s.gens[name] != nil }
 
 // Rotate starts a new generation of the aggregation map named name: the
-// generation read last (Maps[name]) is emptied and put in the outer
-// map's slot, and the one it replaces becomes Maps[name]. The kernel's
-// update of the slot returns only once every program that was running
-// has finished (a grace period of RCU, which every non-sleepable BPF
-// program runs inside), so Maps[name] then holds exactly what the
-// programs counted between the last two rotations: no update is still on
-// its way into it, and every later one goes to the new generation.
+// generation read last (Maps[name]), emptied, is put in the outer map's
+// slot, and the one it replaces becomes Maps[name]. The kernel's update of
+// the slot returns only once every program that was running has finished
+// (a grace period of RCU, which every non-sleepable BPF program runs
+// inside), so Maps[name] then holds exactly what the programs counted
+// between the last two rotations: no update is still on its way into it,
+// and every later one goes to the new generation. The boundary between
+// the two is the moment of the update: a caller that reads the
+// generation and then calls Recycle has it emptied before, not during,
+// the next rotation.
 func (s *Session) Rotate(name string) error {
 	g := s.gens[name]
 	if g == nil {
 		return fmt.Errorf("the map %s is not kept in generations", name)
 	}
 	spare := s.Maps[name]
-	if err := empty(spare); err != nil {
-		return fmt.Errorf("emptying a generation of %s: %w", name, err)
+	if !g.empty {
+		if err := empty(spare); err != nil {
+			return fmt.Errorf("emptying a generation of %s: %w", name, err)
+		}
 	}
 	if err := g.outer.Put(uint32(0), spare); err != nil {
+		g.empty = true
 		return fmt.Errorf("swapping the generation of %s: %w", name, err)
 	}
-	s.Maps[name], g.live = g.live, spare
+	s.Maps[name], g.live, g.empty = g.live, spare, false
+	return nil
+}
+
+// Recycle empties the generation of name read last (Maps[name]), once the
+// caller is done with it: the next Rotate puts it in the slot at once.
+func (s *Session) Recycle(name string) error {
+	g := s.gens[name]
+	if g == nil {
+		return fmt.Errorf("the map %s is not kept in generations", name)
+	}
+	if g.empty {
+		return nil
+	}
+	if err := empty(s.Maps[name]); err != nil {
+		return fmt.Errorf("emptying a generation of %s: %w", name, err)
+	}
+	g.empty = true
 	return nil
 }
 

@@ -112,6 +112,10 @@ func (s *Session) Snapshot(id int) *value.Aggregation { return s.c.Snapshot(id) 
 // into it any more.
 func (s *Session) Rotate(id int) error { return s.rt.Rotate(s.prog.Plan.Aggs[id].Map) }
 
+// Recycle empties the generation of aggregation id read last, once its
+// Snapshot is taken, so that the next Rotate swaps at once.
+func (s *Session) Recycle(id int) error { return s.rt.Recycle(s.prog.Plan.Aggs[id].Map) }
+
 // Aggregations are the program's aggregations, by ID.
 func (s *Session) Aggregations() []*plan.Agg { return s.prog.Plan.Aggs }
 
