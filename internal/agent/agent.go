@@ -246,21 +246,26 @@ func (a *Agent) Tick(now time.Time) {
 	}
 }
 
-// swapAll ends the second of every running dataset at once (a.mu held):
-// a dynamic dataset's swap waits for the BPF programs running in the
-// kernel to finish (an RCU grace period, some tens of milliseconds), and
-// the waits of concurrent swaps overlap.
+// swapAll ends the second of every running dataset (a.mu held): first
+// every swap, each a single store, so that the boundary is the same for
+// all of them however many there are; then their settling at once (a
+// dynamic dataset's waits for the BPF programs running in the kernel to
+// finish, an RCU grace period of some tens of milliseconds, and the
+// waits overlap).
 func (a *Agent) swapAll() {
-	var wg sync.WaitGroup
-	for _, ds := range a.sets {
-		if ds.coll == nil {
-			continue
+	var swapped []collector
+	for _, ds := range a.sorted() {
+		if ds.coll != nil && ds.coll.swap() == nil { // a failure is sample's to report
+			swapped = append(swapped, ds.coll)
 		}
+	}
+	var wg sync.WaitGroup
+	for _, c := range swapped {
 		wg.Add(1)
 		go func(c collector) {
 			defer wg.Done()
-			_ = c.swap() // a failure is sample's to report
-		}(ds.coll)
+			_ = c.settle()
+		}(c)
 	}
 	wg.Wait()
 }

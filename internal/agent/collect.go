@@ -20,10 +20,13 @@ type collector interface {
 	// prime starts an interval: the next sample counts from now.
 	prime(now time.Time) error
 	// swap ends the current interval: what is counted from now on is the
-	// next one's. The agent swaps every dataset at once before sampling
-	// them (a dynamic dataset's swap waits for the kernel's programs to
-	// finish, and the waits of all of them overlap).
+	// next one's. It is quick: the agent swaps every dataset at the
+	// second's boundary, then settles them.
 	swap() error
+	// settle waits until the interval ended by swap is complete (a
+	// dynamic dataset's programs that were running have finished); the
+	// agent settles every dataset at once, and their waits overlap.
+	settle() error
 	// sample returns the rows of the interval ended by the last swap (or
 	// ends it now if it was not swapped): keys that counted nothing are
 	// absent.
@@ -66,15 +69,16 @@ func (s *static) sample(now time.Time) ([]analytics.Row, error) {
 }
 
 func (s *static) swap() error             { return nil }
+func (s *static) settle() error           { return nil }
 func (s *static) cost() (runs, ns uint64) { return 0, 0 }
 func (s *static) lost() uint64            { return 0 }
 func (s *static) close()                  {}
 
 // dynamic is a D program's session, compiled with its aggregation in
-// generations (tracer.Config.AggGenerations): each second an empty
-// generation is swapped in, and the one swapped out — which the kernel
-// guarantees no program still writes — holds exactly that second's
-// events, and is read whole. No key outlives the second it counted in,
+// generations (tracer.Config.AggGenerations): at each second's boundary
+// an empty generation is made current, and the one swapped out — once
+// the kernel guarantees no program still writes it — holds exactly that
+// second's events, and is read whole. No key outlives the second it counted in,
 // so the aggregation's entries bound the keys of one second, not of the
 // dataset's life.
 type dynamic struct {
@@ -176,20 +180,22 @@ func startDynamic(pl *stats.Plan, aggEntries int) (collector, error) {
 }
 
 func (c *dynamic) swap() error {
-	if err := c.sess.Rotate(c.agg); err != nil {
+	if err := c.sess.Flip(); err != nil {
 		return err
 	}
 	c.swapped = true
 	return nil
 }
 
+func (c *dynamic) settle() error { return c.sess.Settle() }
+
 // prime swaps, and empties what was counted before.
 func (c *dynamic) prime(time.Time) error {
 	c.swapped = false
-	if err := c.sess.Rotate(c.agg); err != nil {
+	if err := c.sess.Rotate(); err != nil {
 		return err
 	}
-	return c.sess.Recycle(c.agg)
+	return c.sess.Recycle()
 }
 
 func (c *dynamic) sample(time.Time) ([]analytics.Row, error) {
@@ -197,6 +203,9 @@ func (c *dynamic) sample(time.Time) ([]analytics.Row, error) {
 		if err := c.swap(); err != nil {
 			return nil, err
 		}
+	}
+	if err := c.sess.Settle(); err != nil {
+		return nil, err
 	}
 	c.swapped = false
 	c.sess.Drain()
@@ -206,9 +215,9 @@ func (c *dynamic) sample(time.Time) ([]analytics.Row, error) {
 		c.scale = scaleOf(a)
 	}
 	// Emptied now rather than at the next swap, which is then a single
-	// update, as close to the second's boundary as the tick is; should
-	// this fail, the swap empties it.
-	_ = c.sess.Recycle(c.agg)
+	// store at the second's boundary; should this fail, the swap empties
+	// it.
+	_ = c.sess.Recycle()
 	return rowsOf(a, c.fn, c.scale), nil
 }
 

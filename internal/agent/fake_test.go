@@ -149,6 +149,8 @@ func (c *fakeColl) swap() error {
 	return nil
 }
 
+func (c *fakeColl) settle() error { return nil }
+
 func (c *fakeColl) prime(time.Time) error {
 	c.k.mu.Lock()
 	defer c.k.mu.Unlock()

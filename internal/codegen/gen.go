@@ -436,7 +436,7 @@ func (g *gen) mapSpecs() []*ebpf.MapSpec {
 		specs = append(specs, g.generationSpec(&ebpf.MapSpec{Name: a.Map, Type: ebpf.PerCPUHash, KeySize: uint32(a.KeySize),
 			ValueSize: uint32(a.ValSize), MaxEntries: uint32(g.opts.AggEntries), Flags: 1}))
 	}
-	return specs
+	return append(specs, g.generationIndexSpecs()...)
 }
 
 // ---------------------------------------------------------------------------

@@ -2,24 +2,32 @@ package codegen
 
 // Aggregation generations (Options.AggGenerations), for a reader that
 // takes each interval's events whole instead of differencing cumulative
-// counts (sonded): every aggregation's map is reached through a
-// one-slot outer map (BPF_MAP_TYPE_ARRAY_OF_MAPS) that holds its current
-// generation, and the reader swaps in an empty generation each interval.
-// The kernel's update of an outer slot returns only once every running
+// counts (sonded): every aggregation's map is reached through an outer
+// map (BPF_MAP_TYPE_ARRAY_OF_MAPS) of two slots, each holding one
+// generation, and a one-word array (plan.MapGenerations) says which slot
+// is current. At each interval's boundary the reader flips the word —
+// one store, so that the boundary is when the reader says, however busy
+// the machine — then waits until no program can still be using the
+// other slot: an update of an outer map returns only once every running
 // non-sleepable program has finished (kernel/bpf/syscall.c,
-// maybe_wait_bpf_programs), so the generation swapped out then holds
-// exactly the events of the interval: none still on their way into it,
-// none counted in the next.
+// maybe_wait_bpf_programs: an RCU grace period), and a program that
+// starts after the flip sees it (RCU orders the flip before every
+// read-side section that begins after the wait begins). The generation
+// swapped out then holds exactly the interval's events: none still on
+// their way into it, none counted in the next. It is read whole, emptied,
+// and current again at the next flip.
 //
-// An update fetches the generation once and keeps it in regTmp (free
-// until the value is found, and kept across helper calls), so that its
-// lookup, insertion and second lookup all go to the same map even when a
-// swap happens between them: an event lands in one generation, whole. The outer lookup is inlined by the verifier (an
+// An update fetches its generation once, before its arguments and key
+// are computed (the fetch's loads are then done by the time the map is
+// used, off the path the update waits on), and keeps it on the stack, so
+// that its lookup, insertion and second lookup all go to the same map
+// even when a flip happens between them: an event lands in one
+// generation, whole. The outer lookup is inlined by the verifier (an
 // array's element address); the inner lookups are those a direct map
 // has.
 //
-//	slot = 0; regTmp = lookup(outer, &slot)  // the current generation
-//	if inner == NULL { drops++; goto done }  // never: the runtime fills it
+//	slot = gens[0]; inner = lookup(outer, &slot)  // the current generation
+//	if inner == NULL { drops++; goto done }       // never: the runtime fills both
 //	... lookup(inner, key), update(inner, key, zero), lookup(inner, key)
 
 import (
@@ -31,8 +39,8 @@ import (
 
 // GenerationMap names the outer map through which, under
 // Options.AggGenerations, the aggregation map named agg is reached. The
-// runtime creates the generations from the outer map's InnerMap spec and
-// keeps the one swapped out last readable under agg's own name.
+// runtime creates the two generations from the outer map's InnerMap spec
+// and keeps the one swapped out last readable under agg's own name.
 func GenerationMap(agg string) string { return agg + "_gen" }
 
 // generationSpec wraps an aggregation's map spec in its outer map when
@@ -42,17 +50,24 @@ func (g *gen) generationSpec(inner *ebpf.MapSpec) *ebpf.MapSpec {
 		return inner
 	}
 	return &ebpf.MapSpec{Name: GenerationMap(inner.Name), Type: ebpf.ArrayOfMaps, KeySize: 4, ValueSize: 4,
-		MaxEntries: 1, InnerMap: inner}
+		MaxEntries: 2, InnerMap: inner}
+}
+
+// generationIndexSpecs is the map of the current slot, when aggregations
+// have generations.
+func (g *gen) generationIndexSpecs() []*ebpf.MapSpec {
+	if !g.opts.AggGenerations || len(g.p.Aggs) == 0 {
+		return nil
+	}
+	return []*ebpf.MapSpec{{Name: plan.MapGenerations, Type: ebpf.Array, KeySize: 4, ValueSize: 4, MaxEntries: 1}}
 }
 
 // aggGeneration emits the fetch of a's current generation into a stack
 // slot, counting a drop and jumping to done if the outer slot is empty;
 // it returns the slot, 0 when aggregations are direct. The caller frees
 // it with endGeneration. It is called before the update's arguments and
-// key are computed: the load of the generation, and the loads it depends
-// on, are then done by the time the map is used, off the path the
-// update waits on (fetched just before the lookup, they delayed every
-// event by some ns).
+// key are computed (fetched just before the lookup, the generation
+// delayed every event by some ns).
 func (g *gen) aggGeneration(a *plan.Agg, done string) int16 {
 	if !g.opts.AggGenerations {
 		return 0
@@ -61,7 +76,9 @@ func (g *gen) aggGeneration(a *plan.Agg, done string) int16 {
 	slot := int16(-g.stack)
 	ok := g.label("gen_ok")
 	g.emit(
-		asm.StoreImm(asm.R10, slot, 0, asm.Word), // the outer key
+		asm.LoadMapValue(asm.R1, 0, 0).WithReference(plan.MapGenerations),
+		asm.LoadMem(asm.R0, asm.R1, 0, asm.Word),
+		asm.StoreMem(asm.R10, slot, asm.R0, asm.Word), // the outer key: the current slot
 		asm.LoadMapPtr(asm.R1, 0).WithReference(GenerationMap(a.Map)),
 		asm.Mov.Reg(asm.R2, asm.R10),
 		asm.Add.Imm(asm.R2, int32(slot)),

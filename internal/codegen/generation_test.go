@@ -4,10 +4,12 @@ import (
 	"testing"
 
 	"github.com/cilium/ebpf"
+
+	"github.com/sonde-trace/sonde/internal/plan"
 )
 
 // With AggGenerations every aggregation's map is the inner spec of a
-// one-slot ARRAY_OF_MAPS, the code references only the outer map, and
+// two-slot ARRAY_OF_MAPS (the index of the current slot beside them), the code references only the outer map, and
 // without it the plan is what it was (sonde -n's code does not change).
 func TestAggGenerations(t *testing.T) {
 	src := `BEGIN { @n = count(); @k[1, "a"] = sum(2); @q = quantize(3); }`
@@ -39,6 +41,9 @@ func TestAggGenerations(t *testing.T) {
 	for _, m := range gen.Maps {
 		specs[m.Name] = m
 	}
+	if m := specs[plan.MapGenerations]; m == nil || m.Type != ebpf.Array || m.MaxEntries != 1 {
+		t.Errorf("the index of the current generation: %+v", m)
+	}
 	refs := map[string]bool{}
 	for _, p := range gen.Programs {
 		for _, ins := range p.Insns {
@@ -49,7 +54,7 @@ func TestAggGenerations(t *testing.T) {
 	}
 	for _, a := range gen.Aggs {
 		outer := specs[GenerationMap(a.Map)]
-		if outer == nil || outer.Type != ebpf.ArrayOfMaps || outer.MaxEntries != 1 || outer.InnerMap == nil {
+		if outer == nil || outer.Type != ebpf.ArrayOfMaps || outer.MaxEntries != 2 || outer.InnerMap == nil {
 			t.Errorf("@%s: outer map %+v", a.Name, outer)
 			continue
 		}

@@ -42,9 +42,8 @@ type Session struct {
 	placed  map[site]bool
 	kspec   *btf.Spec
 	verbose bool
-	// gens are the aggregation maps kept in generations, by the name of
-	// the generation Maps holds (Rotate).
-	gens map[string]*generation
+	// gens are the aggregations kept in generations (Flip).
+	gens generations
 }
 
 // Options for Load.
@@ -86,7 +85,7 @@ func Load(p *plan.Plan, opts *Options) (_ *Session, err error) {
 		return nil, err
 	}
 	_ = rlimit.RemoveMemlock()
-	s := &Session{Plan: p, Maps: map[string]*ebpf.Map{}, run: map[string][]*ebpf.Program{}, gens: map[string]*generation{}}
+	s := &Session{Plan: p, Maps: map[string]*ebpf.Map{}, run: map[string][]*ebpf.Program{}}
 	defer func() {
 		if err != nil {
 			s.Close()
@@ -99,13 +98,12 @@ func Load(p *plan.Plan, opts *Options) (_ *Session, err error) {
 		}
 		s.Maps[spec.Name] = m
 		if spec.Type == ebpf.ArrayOfMaps && spec.InnerMap != nil {
-			g, read, err := newGeneration(m, spec)
-			if err != nil {
+			if err := s.addGeneration(m, spec); err != nil {
 				return nil, err
 			}
-			s.gens[spec.InnerMap.Name], s.Maps[spec.InnerMap.Name] = g, read
 		}
 	}
+	s.loadGenerations()
 	if err := s.initGlobals(); err != nil {
 		return nil, err
 	}
@@ -488,10 +486,7 @@ func (s *Session) Close() {
 		m.Close()
 	}
 	s.Maps = map[string]*ebpf.Map{}
-	for _, g := range s.gens {
-		g.live.Close()
-	}
-	s.gens = nil
+	s.closeGenerations()
 }
 
 // Cost is what the session's programs have cost so far, as the kernel's
