@@ -6,9 +6,9 @@
 // (a filter is a predicate, the breakdowns the aggregation's keys),
 // compiled and started with package tracer, one session per dataset so
 // that each has its own cost and can be suspended alone. Its aggregation
-// is kept in generations: every second an empty one is swapped in, and
-// the kernel's swap returns only once no program can still write to the
-// one swapped out, which is then read whole — that second's events,
+// is kept in generations: at every second's boundary an empty one is
+// made current, and once the kernel says no program can still write to
+// the one swapped out, that one is read whole — that second's events,
 // summed over CPUs — and emptied for reuse. An event falls in exactly one
 // second, and no key outlives the second it counted in. A static dataset is
 // read from counters the kernel keeps. Each second's rows go to the store
