@@ -171,9 +171,11 @@ func runDD(t *testing.T, path string, n int) (time.Time, int) {
 	t.Helper()
 	// Start in a second of its own, so that the seconds read for this dd
 	// hold nothing of what the test did before (another dd's last writes,
-	// the part of a second a suspension keeps).
+	// the part of a second a suspension keeps). Not at its very start:
+	// the agent's second begins when its tick swaps the generations,
+	// which a loaded machine delays by some milliseconds.
 	now := time.Now()
-	time.Sleep(now.Truncate(time.Second).Add(time.Second + 10*time.Millisecond).Sub(now))
+	time.Sleep(now.Truncate(time.Second).Add(time.Second + 100*time.Millisecond).Sub(now))
 	start := time.Now().Truncate(time.Second)
 	out, err := exec.Command(path, "if=/dev/zero", "of=/dev/null", "bs=1", "count="+strconv.Itoa(n), "status=none").CombinedOutput()
 	if err != nil {
@@ -225,7 +227,7 @@ func TestSonded(t *testing.T) {
 	file := filepath.Join("/var/tmp", "sonded-io-"+ioName)
 	defer os.Remove(file)
 	now := time.Now()
-	time.Sleep(now.Truncate(time.Second).Add(time.Second + 10*time.Millisecond).Sub(now))
+	time.Sleep(now.Truncate(time.Second).Add(time.Second + 100*time.Millisecond).Sub(now)) // as runDD
 	ioFrom := time.Now().Truncate(time.Second)
 	if out, err := exec.Command(iodd, "if=/dev/zero", "of="+file, "bs=4k", "count=200", "oflag=direct", "status=none").CombinedOutput(); err != nil {
 		t.Fatalf("dd: %v\n%s", err, out)

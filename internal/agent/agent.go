@@ -5,10 +5,12 @@
 // A dynamic dataset is a D program that the statistics catalogue writes
 // (a filter is a predicate, the breakdowns the aggregation's keys),
 // compiled and started with package tracer, one session per dataset so
-// that each has its own cost and can be suspended alone. Every second its
-// aggregation is read whole — cumulative counts, summed over CPUs — and
-// differenced with the last reading: nothing is cleared under the
-// writers, so an event falls in exactly one second. A static dataset is
+// that each has its own cost and can be suspended alone. Its aggregation
+// is kept in generations: at every second's boundary an empty one is
+// made current, and once the kernel says no program can still write to
+// the one swapped out, that one is read whole — that second's events,
+// summed over CPUs — and emptied for reuse. An event falls in exactly one
+// second, and no key outlives the second it counted in. A static dataset is
 // read from counters the kernel keeps. Each second's rows go to the store
 // (archived datasets) or to a bounded ring in memory (open ones).
 //
@@ -48,9 +50,10 @@ type Config struct {
 	// past it, the smallest keys of that second are summed into one
 	// "other" row, and Dataset.Overflow counts the keys folded.
 	KeyLimit int
-	// AggEntries bounds a dynamic dataset's aggregation map (default
-	// 16384 keys): events of new keys past it are not counted, and
-	// Dataset.Dropped says how many entries could not be made.
+	// AggEntries bounds the keys a dynamic dataset's aggregation holds in
+	// one second, one generation (default 16384): events of new keys past
+	// it in that second are not counted, and Dataset.Dropped says how many
+	// entries could not be made.
 	AggEntries int
 	// Memory is how many seconds an open dataset keeps in memory
 	// (default 600).
@@ -217,6 +220,7 @@ func (a *Agent) Tick(now time.Time) {
 	}
 	sec := end.Add(-time.Second)
 	var stop []collector
+	a.swapAll()
 	for _, ds := range a.sorted() {
 		a.collect(ds, sec, now)
 		a.measure(ds, now)
@@ -240,6 +244,30 @@ func (a *Agent) Tick(now time.Time) {
 			obs.Observe(k.Dataset, k.Second)
 		}
 	}
+}
+
+// swapAll ends the second of every running dataset (a.mu held): first
+// every swap, each a single store, so that the boundary is the same for
+// all of them however many there are; then their settling at once (a
+// dynamic dataset's waits for the BPF programs running in the kernel to
+// finish, an RCU grace period of some tens of milliseconds, and the
+// waits overlap).
+func (a *Agent) swapAll() {
+	var swapped []collector
+	for _, ds := range a.sorted() {
+		if ds.coll != nil && ds.coll.swap() == nil { // a failure is sample's to report
+			swapped = append(swapped, ds.coll)
+		}
+	}
+	var wg sync.WaitGroup
+	for _, c := range swapped {
+		wg.Add(1)
+		go func(c collector) {
+			defer wg.Done()
+			_ = c.settle()
+		}(c)
+	}
+	wg.Wait()
 }
 
 // SetObserver sets who sees each second kept (nil: nobody).

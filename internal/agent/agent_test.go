@@ -128,40 +128,7 @@ func TestExactAcrossSeconds(t *testing.T) {
 	}
 }
 
-// A count that went down was reset: what it holds is what happened since;
-// a key that vanished is absent, and one that reappears counts all it
-// holds.
-func TestResetAndTrunc(t *testing.T) {
-	r := newRig(t, nil, Config{})
-	r.k.add("fake.ops", "a", 100)
-	r.k.add("fake.ops", "b", 50)
-	r.create(t, "fake.ops[k]", analytics.Archived)
-	r.k.add("fake.ops", "a", 5)
-	r.second()
-	r.k.set("fake.ops", "a", 3)  // reset (clear())
-	r.k.set("fake.ops", "b", -1) // trunc()
-	r.second()
-	r.k.set("fake.ops", "b", 4) // back
-	r.second()
-	secs := r.data(t, "fake.ops[k]", t0, 3, analytics.PerSecond)
-	got := [][2]int64{}
-	for _, s := range secs {
-		got = append(got, [2]int64{sum([]analytics.Second{s}, "a"), sum([]analytics.Second{s}, "b")})
-	}
-	want := [][2]int64{{5, 0}, {3, 0}, {0, 4}}
-	if len(got) != 3 || got[0] != want[0] || got[1] != want[1] || got[2] != want[2] {
-		t.Errorf("a, b by second = %v, want %v", got, want)
-	}
-	for _, s := range secs {
-		for _, row := range s.Rows {
-			if row.Value <= 0 {
-				t.Errorf("row %v = %d", row.Key, row.Value)
-			}
-		}
-	}
-}
-
-// Distributions are bucket deltas with the scale's ranges.
+// Distributions are the second's buckets with the scale's ranges.
 func TestDistribution(t *testing.T) {
 	r := newRig(t, nil, Config{})
 	r.k.addBucket("fake.lat", "", 3, 9)

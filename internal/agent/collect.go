@@ -7,19 +7,29 @@ import (
 	"time"
 
 	"github.com/sonde-trace/sonde/internal/analytics"
-	"github.com/sonde-trace/sonde/internal/format"
+	"github.com/sonde-trace/sonde/internal/plan"
 	"github.com/sonde-trace/sonde/internal/stats"
 	"github.com/sonde-trace/sonde/internal/tracer"
 	"github.com/sonde-trace/sonde/internal/value"
 )
 
-// A collector collects one dataset: a tracer session whose aggregation is
-// read every second, or a static sampler of the kernel's counters.
+// A collector collects one dataset: a tracer session whose aggregation
+// is kept in per-second generations, or a static sampler of the kernel's
+// counters.
 type collector interface {
 	// prime starts an interval: the next sample counts from now.
 	prime(now time.Time) error
-	// sample returns the rows of the interval since the last prime or
-	// sample: keys that did not change are absent.
+	// swap ends the current interval: what is counted from now on is the
+	// next one's. It is quick: the agent swaps every dataset at the
+	// second's boundary, then settles them.
+	swap() error
+	// settle waits until the interval ended by swap is complete (a
+	// dynamic dataset's programs that were running have finished); the
+	// agent settles every dataset at once, and their waits overlap.
+	settle() error
+	// sample returns the rows of the interval ended by the last swap (or
+	// ends it now if it was not swapped): keys that counted nothing are
+	// absent.
 	sample(now time.Time) ([]analytics.Row, error)
 	// cost is what the collector's BPF programs have cost so far (runs,
 	// nanoseconds); zero for static collectors.
@@ -58,27 +68,35 @@ func (s *static) sample(now time.Time) ([]analytics.Row, error) {
 	return rows, err
 }
 
+func (s *static) swap() error             { return nil }
+func (s *static) settle() error           { return nil }
 func (s *static) cost() (runs, ns uint64) { return 0, 0 }
 func (s *static) lost() uint64            { return 0 }
 func (s *static) close()                  {}
 
-// dynamic is a D program's session: its aggregation, read whole each
-// second (cumulative counts summed over CPUs) and differenced with the
-// last reading.
+// dynamic is a D program's session, compiled with its aggregation in
+// generations (tracer.Config.AggGenerations): at each second's boundary
+// an empty generation is made current, and the one swapped out — once
+// the kernel guarantees no program still writes it — holds exactly that
+// second's events, and is read whole. No key outlives the second it counted in,
+// so the aggregation's entries bound the keys of one second, not of the
+// dataset's life.
 type dynamic struct {
 	sess  *tracer.Session
 	agg   int
 	fn    value.AggFunc
 	scale func(int) (int64, int64)
-	d     differ
 	sink  lossSink
+	// swapped: the interval was ended by swap and is not read yet.
+	swapped bool
 }
 
 // compile compiles a dataset's or a user statistic's D. Destructive
 // actions are never allowed: the D comes from the API. Errors are the
 // caller's (400), with the compiler's positioned message.
 func compile(src string, aggEntries int) (*tracer.Program, error) {
-	cfg := &tracer.Config{Sources: []tracer.Source{{Kind: tracer.Inline, Text: src}}, Quiet: true, Prog: "sonded"}
+	cfg := &tracer.Config{Sources: []tracer.Source{{Kind: tracer.Inline, Text: src}}, Quiet: true, Prog: "sonded",
+		AggGenerations: true}
 	if aggEntries > 0 {
 		cfg.Options = []string{fmt.Sprintf("aggsize=%d", aggEntries*64)}
 	}
@@ -122,6 +140,14 @@ func aggregation(prog *tracer.Program) (int, value.AggFunc, error) {
 		return 0, 0, &analytics.Error{Status: http.StatusBadRequest,
 			Message: fmt.Sprintf("a statistic's D fills one aggregation (or names its own @a); this one has %d", len(aggs))}
 	}
+	for _, r := range prog.Plan.Records {
+		for _, act := range r.Actions {
+			if (act.Kind == plan.ActClear || act.Kind == plan.ActTrunc) && len(act.Aggs) > 0 && act.Aggs[0] == id {
+				return 0, 0, &analytics.Error{Status: http.StatusBadRequest,
+					Message: fmt.Sprintf("%s: @%s is read whole each second and starts each second empty: clear() and trunc() have nothing to do", r.Pos, aggs[id].Name)}
+			}
+		}
+	}
 	switch fn := aggs[id].Func; fn {
 	case value.Count, value.Sum, value.Quantize, value.Lquantize, value.Llquantize:
 		return id, fn, nil
@@ -137,7 +163,7 @@ func startDynamic(pl *stats.Plan, aggEntries int) (collector, error) {
 		return nil, err
 	}
 	id, fn, _ := aggregation(prog)
-	c := &dynamic{agg: id, fn: fn, scale: pl.Scale, d: differ{sum: fn == value.Sum}}
+	c := &dynamic{agg: id, fn: fn, scale: pl.Scale}
 	sess, err := prog.Start(&tracer.StartOptions{Sink: &c.sink})
 	if err != nil {
 		if msg := prog.Render(err); msg != "" {
@@ -153,50 +179,46 @@ func startDynamic(pl *stats.Plan, aggEntries int) (collector, error) {
 	return c, nil
 }
 
-func (c *dynamic) read() []reading {
+func (c *dynamic) swap() error {
+	if err := c.sess.Flip(); err != nil {
+		return err
+	}
+	c.swapped = true
+	return nil
+}
+
+func (c *dynamic) settle() error { return c.sess.Settle() }
+
+// prime swaps, and empties what was counted before.
+func (c *dynamic) prime(time.Time) error {
+	c.swapped = false
+	if err := c.sess.Rotate(); err != nil {
+		return err
+	}
+	return c.sess.Recycle()
+}
+
+func (c *dynamic) sample(time.Time) ([]analytics.Row, error) {
+	if !c.swapped {
+		if err := c.swap(); err != nil {
+			return nil, err
+		}
+	}
+	if err := c.sess.Settle(); err != nil {
+		return nil, err
+	}
+	c.swapped = false
 	c.sess.Drain()
 	c.sess.Status()
 	a := c.sess.Snapshot(c.agg)
 	if c.scale == nil {
 		c.scale = scaleOf(a)
 	}
-	rs := make([]reading, 0, len(a.Rows))
-	for _, r := range a.Rows {
-		key := make([]string, len(r.Keys))
-		for i, k := range r.Keys {
-			key[i] = format.KeyText(k)
-		}
-		rd := reading{Key: key}
-		switch c.fn {
-		case value.Count:
-			rd.N = r.Val.Count
-		case value.Sum:
-			rd.N = r.Val.Sum
-		default:
-			rd.Buckets = r.Val.Buckets
-			if rd.Buckets == nil {
-				rd.Buckets = []int64{}
-			}
-		}
-		rs = append(rs, rd)
-	}
-	return rs
-}
-
-func (c *dynamic) prime(time.Time) error {
-	c.d.prime(c.read())
-	return nil
-}
-
-func (c *dynamic) sample(time.Time) ([]analytics.Row, error) {
-	rows := c.d.next(c.read())
-	for i := range rows {
-		for j := range rows[i].Buckets {
-			b := &rows[i].Buckets[j]
-			b.Min, b.Max = c.scale(int(b.Index))
-		}
-	}
-	return rows, nil
+	// Emptied now rather than at the next swap, which is then a single
+	// store at the second's boundary; should this fail, the swap empties
+	// it.
+	_ = c.sess.Recycle()
+	return rowsOf(a, c.fn, c.scale), nil
 }
 
 func (c *dynamic) cost() (runs, ns uint64) {

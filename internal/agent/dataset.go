@@ -237,7 +237,7 @@ func (a *Agent) checkLost(ds *dataset, now time.Time) {
 		ds.lostSeen = n
 	}
 	if ds.info.Dropped > ds.lostReported && now.Sub(ds.lostAt) >= dropReport {
-		a.event("drops", ds.info.Name, "%d events not counted: the aggregation is full (%d keys)",
+		a.event("drops", ds.info.Name, "%d events not counted: the aggregation was full (%d keys in a second)",
 			ds.info.Dropped-ds.lostReported, a.cfg.AggEntries)
 		ds.lostReported, ds.lostAt = ds.info.Dropped, now
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/sonde-trace/sonde/internal/analytics"
 	"github.com/sonde-trace/sonde/internal/stats"
+	"github.com/sonde-trace/sonde/internal/value"
 )
 
 // fakeCat is a catalogue of statistics named fake.*: "fake.ops[k]",
@@ -66,14 +67,15 @@ func (c *fakeCat) Plan(s *stats.Spec) (*stats.Plan, error) {
 }
 
 // kernel stands for the aggregation maps of the fake datasets: the test
-// counts events into it, the collectors read it cumulatively.
+// counts events into it, and every running session of the statistic
+// counts them into its current generation, as each session's programs
+// would.
 type kernel struct {
-	mu      sync.Mutex
-	counts  map[string]map[string]int64   // statistic -> key -> count
-	buckets map[string]map[string][]int64 // statistic -> key -> buckets
-	ns      map[string]uint64             // statistic -> BPF time
-	failing map[string]bool
-	live    map[string]int
+	mu       sync.Mutex
+	sessions map[string][]*fakeColl // statistic -> running sessions
+	ns       map[string]uint64      // statistic -> BPF time
+	failing  map[string]bool
+	live     map[string]int
 	// errs: a statistic whose reading fails; drops: entries its session
 	// could not make (per session, from zero).
 	errs  map[string]error
@@ -81,43 +83,30 @@ type kernel struct {
 }
 
 func newKernel() *kernel {
-	return &kernel{counts: map[string]map[string]int64{}, buckets: map[string]map[string][]int64{},
-		ns: map[string]uint64{}, failing: map[string]bool{}, live: map[string]int{},
-		errs: map[string]error{}, drops: map[string]uint64{}}
+	return &kernel{sessions: map[string][]*fakeColl{}, ns: map[string]uint64{}, failing: map[string]bool{},
+		live: map[string]int{}, errs: map[string]error{}, drops: map[string]uint64{}}
 }
 
 func (k *kernel) add(stat, key string, n int64) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if k.counts[stat] == nil {
-		k.counts[stat] = map[string]int64{}
+	for _, c := range k.sessions[stat] {
+		c.gen.counts[key] += n
 	}
-	k.counts[stat][key] += n
 	k.ns[stat] += uint64(n) * 100
 }
 
 func (k *kernel) addBucket(stat, key string, i int, n int64) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if k.buckets[stat] == nil {
-		k.buckets[stat] = map[string][]int64{}
+	for _, c := range k.sessions[stat] {
+		b := c.gen.buckets[key]
+		for len(b) <= i {
+			b = append(b, 0)
+		}
+		b[i] += n
+		c.gen.buckets[key] = b
 	}
-	b := k.buckets[stat][key]
-	for len(b) <= i {
-		b = append(b, 0)
-	}
-	b[i] += n
-	k.buckets[stat][key] = b
-}
-
-func (k *kernel) set(stat, key string, n int64) {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	if n < 0 {
-		delete(k.counts[stat], key)
-		return
-	}
-	k.counts[stat][key] = n
 }
 
 func (k *kernel) start(pl *stats.Plan, _ int) (collector, error) {
@@ -128,31 +117,47 @@ func (k *kernel) start(pl *stats.Plan, _ int) (collector, error) {
 	}
 	k.live[pl.Spec.Statistic]++
 	k.drops[pl.Spec.Statistic] = 0
-	return &fakeColl{k: k, stat: pl.Spec.Statistic, scale: pl.Scale}, nil
+	c := &fakeColl{k: k, stat: pl.Spec.Statistic, scale: pl.Scale, gen: newFakeGen()}
+	k.sessions[c.stat] = append(k.sessions[c.stat], c)
+	return c, nil
 }
 
-// fakeColl reads the fake kernel with the differ, as dynamic does.
+// fakeGen is one generation of a fake session's aggregation.
+type fakeGen struct {
+	counts  map[string]int64
+	buckets map[string][]int64
+}
+
+func newFakeGen() *fakeGen {
+	return &fakeGen{counts: map[string]int64{}, buckets: map[string][]int64{}}
+}
+
+// fakeColl is a session of the fake kernel, read by generations as
+// dynamic is.
 type fakeColl struct {
-	k     *kernel
-	stat  string
-	scale func(int) (int64, int64)
-	d     differ
+	k       *kernel
+	stat    string
+	scale   func(int) (int64, int64)
+	gen     *fakeGen // current
+	retired *fakeGen // swapped out, not read yet
 }
 
-func (c *fakeColl) read() []reading {
+func (c *fakeColl) swap() error {
 	c.k.mu.Lock()
 	defer c.k.mu.Unlock()
-	var rs []reading
-	for key, n := range c.k.counts[c.stat] {
-		rs = append(rs, reading{Key: []string{key}, N: n})
-	}
-	for key, b := range c.k.buckets[c.stat] {
-		rs = append(rs, reading{Key: []string{key}, Buckets: append([]int64(nil), b...)})
-	}
-	return rs
+	c.retired, c.gen = c.gen, newFakeGen()
+	return nil
 }
 
-func (c *fakeColl) prime(time.Time) error { c.d.prime(c.read()); return nil }
+func (c *fakeColl) settle() error { return nil }
+
+func (c *fakeColl) prime(time.Time) error {
+	c.k.mu.Lock()
+	defer c.k.mu.Unlock()
+	c.gen, c.retired = newFakeGen(), nil
+	return nil
+}
+
 func (c *fakeColl) sample(time.Time) ([]analytics.Row, error) {
 	c.k.mu.Lock()
 	err := c.k.errs[c.stat]
@@ -160,14 +165,27 @@ func (c *fakeColl) sample(time.Time) ([]analytics.Row, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows := c.d.next(c.read())
-	for i := range rows {
-		for j := range rows[i].Buckets {
-			b := &rows[i].Buckets[j]
-			b.Min, b.Max = c.scale(int(b.Index))
-		}
+	if c.retired == nil {
+		_ = c.swap()
 	}
-	return rows, nil
+	c.k.mu.Lock()
+	g := c.retired
+	c.retired = nil
+	c.k.mu.Unlock()
+	a := &value.Aggregation{}
+	fn := value.Count
+	for key, n := range g.counts {
+		a.Rows = append(a.Rows, value.AggRow{Keys: []value.Value{{Kind: value.String, Str: key}}, Val: value.AggValue{Count: n}})
+	}
+	for key, b := range g.buckets {
+		fn = value.Quantize
+		var keys []value.Value
+		if key != "" {
+			keys = []value.Value{{Kind: value.String, Str: key}}
+		}
+		a.Rows = append(a.Rows, value.AggRow{Keys: keys, Val: value.AggValue{Buckets: b}})
+	}
+	return rowsOf(a, fn, c.scale), nil
 }
 func (c *fakeColl) cost() (uint64, uint64) {
 	c.k.mu.Lock()
@@ -183,6 +201,13 @@ func (c *fakeColl) close() {
 	c.k.mu.Lock()
 	defer c.k.mu.Unlock()
 	c.k.live[c.stat]--
+	ss := c.k.sessions[c.stat]
+	for i, s := range ss {
+		if s == c {
+			c.k.sessions[c.stat] = append(ss[:i:i], ss[i+1:]...)
+			break
+		}
+	}
 }
 
 // clock is an injected clock.

@@ -2,10 +2,57 @@ package agent
 
 import (
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/sonde-trace/sonde/internal/analytics"
+	"github.com/sonde-trace/sonde/internal/format"
+	"github.com/sonde-trace/sonde/internal/value"
 )
+
+// rowsOf turns one generation of a dataset's aggregation (what one
+// second counted) into its rows: a count or a sum() as the value, a
+// quantization's buckets with their ranges (scale). Keys that hold
+// nothing are absent; keys that print the same are one row.
+func rowsOf(a *value.Aggregation, fn value.AggFunc, scale func(int) (int64, int64)) []analytics.Row {
+	var rows []analytics.Row
+	for _, r := range a.Rows {
+		key := make([]string, len(r.Keys))
+		for i, k := range r.Keys {
+			key[i] = format.KeyText(k)
+		}
+		row := analytics.Row{Key: key}
+		switch fn {
+		case value.Count:
+			row.Value = r.Val.Count
+		case value.Sum:
+			row.Value = r.Val.Sum
+		default:
+			for i, n := range r.Val.Buckets {
+				if n != 0 {
+					lo, hi := scale(i)
+					row.Buckets = append(row.Buckets, analytics.Bucket{Index: int32(i), Min: lo, Max: hi, Count: n})
+					row.Value += n
+				}
+			}
+		}
+		if row.Value != 0 || len(row.Buckets) > 0 {
+			rows = append(rows, row)
+		}
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	return merge(nil, rows)
+}
+
+func keyID(key []string) string { return strings.Join(key, "\x00") }
+
+// sortRows orders rows by key, for output that does not depend on map
+// order.
+func sortRows(rows []analytics.Row) {
+	sort.Slice(rows, func(i, j int) bool { return keyID(rows[i].Key) < keyID(rows[j].Key) })
+}
 
 // fold keeps at most limit rows: the limit-1 largest keys of the second,
 // and the others summed into one row whose key is analytics.Other in

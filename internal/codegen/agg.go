@@ -31,6 +31,8 @@ func (g *gen) aggAssign(x *ast.AssignExpr, av *ast.AggVar, keys []ast.Expr) {
 	v := g.info.Uses[av]
 	a := g.aggs[v]
 	call := ast.Unparen(x.Y).(*ast.CallExpr)
+	have, done := g.label("agg_have"), g.label("agg_done")
+	gen := g.aggGeneration(a, done)
 	// Evaluate the argument (and weight) first.
 	var argSlot, incrSlot int16
 	hasArg := len(call.Args) > 0
@@ -53,9 +55,8 @@ func (g *gen) aggAssign(x *ast.AssignExpr, av *ast.AggVar, keys []ast.Expr) {
 		incrSlot = g.push()
 	}
 	key := g.buildKey(keys, a.Keys, a.KeySize)
-	have, done := g.label("agg_have"), g.label("agg_done")
 	lookup := asm.Instructions{
-		asm.LoadMapPtr(asm.R1, 0).WithReference(a.Map),
+		g.aggMapPtr(a, gen),
 		asm.Mov.Reg(asm.R2, rS),
 		asm.Add.Imm(asm.R2, int32(key)),
 		asm.FnMapLookupElem.Call(),
@@ -64,7 +65,7 @@ func (g *gen) aggAssign(x *ast.AssignExpr, av *ast.AggVar, keys []ast.Expr) {
 	g.emit(asm.JNE.Imm(asm.R0, 0, have))
 	if len(a.Keys) > 0 {
 		g.emit(
-			asm.LoadMapPtr(asm.R1, 0).WithReference(a.Map),
+			g.aggMapPtr(a, gen),
 			asm.Mov.Reg(asm.R2, rS),
 			asm.Add.Imm(asm.R2, int32(key)),
 			asm.Mov.Reg(asm.R3, rS),
@@ -94,6 +95,7 @@ func (g *gen) aggAssign(x *ast.AssignExpr, av *ast.AggVar, keys []ast.Expr) {
 	if hasArg {
 		g.stack -= 8
 	}
+	g.endGeneration()
 }
 
 // add emits *(u64*)(regTmp+off) += r.

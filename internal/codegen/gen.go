@@ -41,6 +41,10 @@ type Options struct {
 	// loaded a library, and clauses that had no probes now have some) can
 	// then run with the maps of this one.
 	FullScratch bool
+	// AggGenerations reaches each aggregation's map through an outer map
+	// holding its current generation, for a reader that swaps them
+	// (generation.go); sonde itself reads aggregations in place.
+	AggGenerations bool
 	// Providers says which provider publishes each probe: its prologue
 	// and guards are emitted for the probe's hook.
 	Providers provider.Owners
@@ -425,14 +429,14 @@ func (g *gen) mapSpecs() []*ebpf.MapSpec {
 	}
 	for _, a := range g.p.Aggs {
 		if len(a.Keys) == 0 {
-			specs = append(specs, &ebpf.MapSpec{Name: a.Map, Type: ebpf.PerCPUArray, KeySize: 4,
-				ValueSize: uint32(a.ValSize), MaxEntries: 1})
+			specs = append(specs, g.generationSpec(&ebpf.MapSpec{Name: a.Map, Type: ebpf.PerCPUArray, KeySize: 4,
+				ValueSize: uint32(a.ValSize), MaxEntries: 1}))
 			continue
 		}
-		specs = append(specs, &ebpf.MapSpec{Name: a.Map, Type: ebpf.PerCPUHash, KeySize: uint32(a.KeySize),
-			ValueSize: uint32(a.ValSize), MaxEntries: uint32(g.opts.AggEntries), Flags: 1})
+		specs = append(specs, g.generationSpec(&ebpf.MapSpec{Name: a.Map, Type: ebpf.PerCPUHash, KeySize: uint32(a.KeySize),
+			ValueSize: uint32(a.ValSize), MaxEntries: uint32(g.opts.AggEntries), Flags: 1}))
 	}
-	return specs
+	return append(specs, g.generationIndexSpecs()...)
 }
 
 // ---------------------------------------------------------------------------

@@ -21,6 +21,10 @@ const (
 	MapGlobals = "globals" // array, 1 entry: global scalars
 	MapSelf    = "self"    // task storage: self-> variables
 	MapStats   = "stats"   // per-CPU array of counters (Stat*)
+	// MapGenerations: array, 1 entry, u32: the slot of the outer maps that
+	// holds the current generation of the aggregations, with
+	// codegen.Options.AggGenerations (runtime.Session.Flip)
+	MapGenerations = "gens"
 )
 
 // Counters in the stats map (u64 each, summed over CPUs).

@@ -42,6 +42,8 @@ type Session struct {
 	placed  map[site]bool
 	kspec   *btf.Spec
 	verbose bool
+	// gens are the aggregations kept in generations (Flip).
+	gens generations
 }
 
 // Options for Load.
@@ -95,7 +97,13 @@ func Load(p *plan.Plan, opts *Options) (_ *Session, err error) {
 			return nil, mapError(spec, err)
 		}
 		s.Maps[spec.Name] = m
+		if spec.Type == ebpf.ArrayOfMaps && spec.InnerMap != nil {
+			if err := s.addGeneration(m, spec); err != nil {
+				return nil, err
+			}
+		}
 	}
+	s.loadGenerations()
 	if err := s.initGlobals(); err != nil {
 		return nil, err
 	}
@@ -491,6 +499,7 @@ func (s *Session) Close() {
 		m.Close()
 	}
 	s.Maps = map[string]*ebpf.Map{}
+	s.closeGenerations()
 }
 
 // Cost is what the session's programs have cost so far, as the kernel's

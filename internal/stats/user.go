@@ -39,7 +39,7 @@ type site struct {
 }
 
 // forbidden are the actions a user statistic may not use: they would
-// print, clear or stop the aggregation the agent differences each second,
+// print, clear or stop the aggregation the agent reads each second,
 // or stop the agent's session.
 var forbidden = map[string]bool{"printa": true, "clear": true, "trunc": true, "normalize": true, "denormalize": true,
 	"exit": true, "setopt": true}
@@ -49,8 +49,8 @@ var forbidden = map[string]bool{"printa": true, "clear": true, "trunc": true, "n
 // aggregation's key expressions, or key0, key1...). The D is checked by the
 // caller's compiler when a dataset of it is planned and started; Define
 // parses it and checks its shape: exactly one aggregation, assigned with
-// count(), sum(), lquantize() or llquantize() (what a per-second
-// difference of cumulative values can give), the same keys everywhere,
+// count(), sum(), lquantize() or llquantize() (what the agent's
+// per-second rows hold), the same keys everywhere,
 // and no printa(), clear(), trunc(), exit()... A name taken is a 409.
 func (c *Catalogue) Define(name, description, source string) (analytics.Statistic, error) {
 	if err := checkStatName(name); err != nil {
@@ -235,7 +235,7 @@ func (u *userStat) site(a *ast.AssignExpr, v *ast.AggVar, idx *ast.IndexExpr, sr
 			return site{}, err
 		}
 	default:
-		return site{}, fmt.Errorf("%s(): a statistic is count(), sum(), lquantize() or llquantize(): per-second values are differences of cumulative ones", fn.Name)
+		return site{}, fmt.Errorf("%s(): a statistic is count(), sum(), lquantize() or llquantize(): what a dataset's per-second rows hold", fn.Name)
 	}
 	if len(u.sites) == 0 {
 		u.keys, u.fn, u.params = s.keys, f, p

@@ -50,6 +50,10 @@ type Config struct {
 	Target Target
 	// Prog names the program in macros ($0), "sonde" when empty.
 	Prog string
+	// AggGenerations keeps aggregations in generations that the caller
+	// swaps (Session.Rotate) and reads whole, instead of in place: the
+	// agent's exact per-second reading. sonde never sets it.
+	AggGenerations bool
 }
 
 // Target is the process $target names.
@@ -133,7 +137,7 @@ func Compile(cfg *Config) (*Program, error) {
 	}
 	p.gen = codegen.Options{Providers: p.Registry, StrSize: p.Options.StrSize, RingSize: p.Options.BufSize,
 		AggEntries: p.Options.AggEntries, DynEntries: p.Options.DynEntries, Destructive: cfg.Destructive,
-		FullScratch: p.user != nil}
+		FullScratch: p.user != nil, AggGenerations: cfg.AggGenerations}
 	p.Plan, err = codegen.Generate(p.Info, p.gen)
 	return p, codegenError(err)
 }

@@ -107,6 +107,24 @@ func (s *Session) Exited() (bool, int) { return s.c.Exited, s.c.ExitCode }
 // CPUs, as it is now.
 func (s *Session) Snapshot(id int) *value.Aggregation { return s.c.Snapshot(id) }
 
+// Flip starts new generations of the aggregations of a program compiled
+// with Config.AggGenerations: from the flip on, the programs count into
+// empty ones, and Snapshot reads the ones swapped out once Settle has
+// returned (Rotate does both).
+func (s *Session) Flip() error { return s.rt.Flip() }
+
+// Settle waits until no program can still be counting into the
+// generations the last Flip swapped out: Snapshot then reads exactly what
+// was counted between the last two flips.
+func (s *Session) Settle() error { return s.rt.Settle() }
+
+// Rotate flips the generations and settles them.
+func (s *Session) Rotate() error { return s.rt.Rotate() }
+
+// Recycle empties the generations read last, once their Snapshot is
+// taken, so that the next Flip is a single store.
+func (s *Session) Recycle() error { return s.rt.Recycle() }
+
 // Aggregations are the program's aggregations, by ID.
 func (s *Session) Aggregations() []*plan.Agg { return s.prog.Plan.Aggs }
 

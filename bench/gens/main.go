@@ -1,0 +1,121 @@
+// Command gens measures what per-second generations cost a dataset's
+// program per event: the same D, compiled as sonde -n compiles it
+// (aggregations in place) and as sonded does (reached through the outer
+// map of their generations), attached in turn to a getppid loop pinned to
+// one CPU, with the kernel's BPF run-time statistics on. As root, from the
+// repository:
+//
+//	go run ./bench/gens [-rounds 25] [-n 500000] [-cpu 1]
+//
+// It prints the BPF run time per event of each, median, quartiles and
+// minimum over the rounds (each round runs both, in turn). The program
+// fires on every system call of the machine, as syscall.ops[execname]
+// does: other work's calls count too, alike for both.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"runtime"
+	"sort"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/sonde-trace/sonde/internal/tracer"
+	"github.com/sonde-trace/sonde/internal/value"
+)
+
+const program = `syscall:::entry { @a[execname] = count(); }`
+
+func main() {
+	rounds := flag.Int("rounds", 25, "rounds (each runs both programs)")
+	calls := flag.Int("n", 500000, "getppid calls per run")
+	cpu := flag.Int("cpu", 1, "CPU to pin the loop to (-1: none)")
+	flag.Parse()
+	if err := run(*rounds, *calls, *cpu); err != nil {
+		fmt.Fprintln(os.Stderr, "bench/gens:", err)
+		os.Exit(1)
+	}
+}
+
+func run(rounds, calls, cpu int) error {
+	st, err := tracer.EnableStats()
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	runtime.LockOSThread()
+	if cpu >= 0 && cpu < runtime.NumCPU() {
+		var set unix.CPUSet
+		set.Set(cpu)
+		if err := unix.SchedSetaffinity(0, &set); err != nil {
+			return err
+		}
+	}
+	var direct, gens []float64
+	for i := 0; i < rounds; i++ {
+		for _, g := range []bool{false, true} {
+			ns, err := perEvent(g, calls)
+			if err != nil {
+				return err
+			}
+			if g {
+				gens = append(gens, ns)
+			} else {
+				direct = append(direct, ns)
+			}
+		}
+	}
+	fmt.Printf("BPF run time per event of %s, %d rounds of %d getppid calls:\n", program, rounds, calls)
+	fmt.Printf("  %-28s %s\n", "in place (sonde -n)", summary(direct))
+	fmt.Printf("  %-28s %s\n", "generations (sonded)", summary(gens))
+	return nil
+}
+
+// perEvent starts the program, runs the loop and returns its BPF run time
+// per event.
+func perEvent(gens bool, calls int) (float64, error) {
+	p, err := tracer.Compile(&tracer.Config{Sources: []tracer.Source{{Kind: tracer.Inline, Text: program}}, Quiet: true,
+		Options: []string{"nolibs", "aggsize=1048576"}, AggGenerations: gens})
+	if err != nil {
+		return 0, err
+	}
+	s, err := p.Start(&tracer.StartOptions{Sink: nothing{}})
+	if err != nil {
+		return 0, err
+	}
+	defer s.Close()
+	if err := s.Begin(); err != nil {
+		return 0, err
+	}
+	r0, n0, err := s.Cost()
+	if err != nil {
+		return 0, err
+	}
+	for i := 0; i < calls; i++ {
+		syscall.Getppid()
+	}
+	r1, n1, err := s.Cost()
+	if err != nil || r1 == r0 {
+		return 0, fmt.Errorf("no runs counted (%v)", err)
+	}
+	return float64(n1-n0) / float64(r1-r0), nil
+}
+
+func summary(xs []float64) string {
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	q := func(f float64) float64 { return s[int(f*float64(len(s)-1))] }
+	return fmt.Sprintf("median %.1f ns (quartiles %.1f–%.1f, min %.1f)", q(0.5), q(0.25), q(0.75), s[0])
+}
+
+// nothing takes a session's output and keeps none.
+type nothing struct{}
+
+func (nothing) Firing(*value.Firing)       {}
+func (nothing) Fault(*value.Fault)         {}
+func (nothing) SetOption(string, string)   {}
+func (nothing) Final([]*value.Aggregation) {}
+func (nothing) Loss(value.Loss)            {}
