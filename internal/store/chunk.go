@@ -38,14 +38,17 @@ import (
 //	         each a varint delta from the same bucket's last count in
 //	         the key's column (0 before its first)
 const (
-	chunkVersion = 1
+	chunkV1      = 1 // buckets in three sections: sizes, positions, counts
+	chunkV2      = 2 // buckets in one context-modelled stream (dist.go)
+	chunkVersion = chunkV2
 	codecRaw     = 0
 	codecZstd    = 1
 	codecHuff    = 2
 	codecFSE     = 3
 )
 
-// The body's sections, each compressed on its own.
+// The body's sections, each compressed on its own: version 1 has five,
+// version 2 three (its distributions are secDist).
 const (
 	secMeta = iota
 	secValues
@@ -53,6 +56,9 @@ const (
 	secPositions
 	secCounts
 	numSections
+
+	secDist       = secSizes
+	numSectionsV2 = secDist + 1
 )
 
 // Value column modes.
@@ -64,8 +70,9 @@ const (
 
 // codec compresses chunk bodies; one per store.
 type codec struct {
-	enc *zstd.Encoder
-	dec *zstd.Decoder
+	enc     *zstd.Encoder
+	dec     *zstd.Decoder
+	version byte // the version of the chunks it writes
 }
 
 func newCodec() (*codec, error) {
@@ -78,7 +85,7 @@ func newCodec() (*codec, error) {
 		enc.Close()
 		return nil, err
 	}
-	return &codec{enc: enc, dec: dec}, nil
+	return &codec{enc: enc, dec: dec, version: chunkVersion}, nil
 }
 
 func (c *codec) close() {
@@ -90,8 +97,8 @@ func (c *codec) close() {
 // starting at start, on multiples of step seconds).
 func (c *codec) encodeChunk(start, step int64, ivs []analytics.Second) []byte {
 	out := make([]byte, 5, 256)
-	out[0] = chunkVersion
-	secs := encodeBody(start, step, ivs)
+	out[0] = c.version
+	secs := encodeBody(c.version, start, step, ivs)
 	out = binary.AppendUvarint(out, uint64(len(secs)))
 	for _, sec := range secs {
 		out = c.appendSection(out, sec)
@@ -129,9 +136,10 @@ const entropyMax = 64 << 10
 // decodeChunk checks and decodes a chunk; a bad checksum or structure is
 // errCorrupt.
 func (c *codec) decodeChunk(start, step int64, b []byte) ([]analytics.Second, error) {
-	if len(b) < 6 || b[0] != chunkVersion || binary.LittleEndian.Uint32(b[1:]) != crc32.Checksum(b[5:], castagnoli) {
+	if len(b) < 6 || b[0] != chunkV1 && b[0] != chunkV2 || binary.LittleEndian.Uint32(b[1:]) != crc32.Checksum(b[5:], castagnoli) {
 		return nil, errCorrupt
 	}
+	version := b[0]
 	r := &reader{b: b[5:]}
 	n := r.count()
 	secs := make([][]byte, n)
@@ -148,10 +156,10 @@ func (c *codec) decodeChunk(start, step int64, b []byte) ([]analytics.Second, er
 		}
 		secs[i] = sec
 	}
-	if len(r.b) != 0 || len(secs) != numSections {
+	if len(r.b) != 0 || version == chunkV1 && len(secs) != numSections || version == chunkV2 && len(secs) != numSectionsV2 {
 		return nil, errCorrupt
 	}
-	return decodeBody(start, step, secs)
+	return decodeBody(version, start, step, secs)
 }
 
 func (c *codec) decodeSection(id byte, raw int, payload []byte) ([]byte, error) {
@@ -188,8 +196,11 @@ type column struct {
 }
 
 // encodeBody encodes intervals into the body's sections.
-func encodeBody(start, step int64, ivs []analytics.Second) [][]byte {
+func encodeBody(version byte, start, step int64, ivs []analytics.Second) [][]byte {
 	secs := make([][]byte, numSections)
+	if version == chunkV2 {
+		secs = secs[:numSectionsV2]
+	}
 	b := binary.AppendUvarint(nil, uint64(len(ivs)))
 	b = appendTimes(b, start, step, ivs)
 	cols, table := columns(ivs)
@@ -212,8 +223,12 @@ func encodeBody(start, step int64, ivs []analytics.Second) [][]byte {
 	for _, c := range cols {
 		secs[secValues] = appendValues(secs[secValues], c.rows)
 	}
-	if len(table) > 0 {
+	switch {
+	case len(table) == 0:
+	case version == chunkV1:
 		appendBuckets(secs, cols, table)
+	default:
+		secs[secDist] = appendDist(cols, table)
 	}
 	return secs
 }
@@ -391,7 +406,7 @@ func dense(bs []analytics.Bucket, span int) bool {
 	return span <= 2*len(bs)+2
 }
 
-func decodeBody(start, step int64, secs [][]byte) ([]analytics.Second, error) {
+func decodeBody(version byte, start, step int64, secs [][]byte) ([]analytics.Second, error) {
 	r := &reader{b: secs[secMeta]}
 	n := r.count()
 	ivs := make([]analytics.Second, n)
@@ -424,12 +439,23 @@ func decodeBody(start, step int64, secs [][]byte) ([]analytics.Second, error) {
 	for _, c := range cols {
 		readValues(vr, c)
 	}
-	br := [numSections]*reader{secSizes: {b: secs[secSizes]}, secPositions: {b: secs[secPositions]},
-		secCounts: {b: secs[secCounts]}}
-	if len(table) > 0 {
-		readBuckets(br, cols, table)
+	readers := []*reader{r, vr}
+	switch version {
+	case chunkV1:
+		br := [numSections]*reader{secSizes: {b: secs[secSizes]}, secPositions: {b: secs[secPositions]},
+			secCounts: {b: secs[secCounts]}}
+		if len(table) > 0 {
+			readBuckets(br, cols, table)
+		}
+		readers = append(readers, br[secSizes], br[secPositions], br[secCounts])
+	default:
+		dr := &reader{b: secs[secDist]}
+		if len(table) > 0 {
+			readDist(dr, cols, table)
+		}
+		readers = append(readers, dr)
 	}
-	for _, x := range []*reader{r, vr, br[secSizes], br[secPositions], br[secCounts]} {
+	for _, x := range readers {
 		if x.err != nil || len(x.b) != 0 {
 			return nil, errCorrupt
 		}
