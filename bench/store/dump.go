@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/sonde-trace/sonde/internal/analytics"
@@ -27,9 +29,12 @@ type dumpRow struct {
 	Buckets [][4]int64 `json:"buckets,omitempty"`
 }
 
-// dumpStore writes every dataset's per-second data of the store in dir to
-// out, gzipped, one line per dataset and second, in time order.
-func dumpStore(dir, out string) (err error) {
+// dumpStore writes the per-second data of the store in dir to out,
+// gzipped, one line per dataset and second, in time order: of the
+// datasets named (all when none are), and of a dataset broken down by a
+// key (its dump is large), only keyed seconds around the middle of the
+// recording when keyed > 0.
+func dumpStore(dir, out string, datasets []string, keyed int) (err error) {
 	if out == "" {
 		return errors.New("-dump needs -o FILE")
 	}
@@ -53,11 +58,33 @@ func dumpStore(dir, out string) (err error) {
 	}
 	enc := json.NewEncoder(z)
 	var n int
-	for _, name := range db.Datasets() {
-		last := db.Last(name)
-		secs, err := db.Read(name, time.Unix(0, 0), last.Add(time.Second), analytics.PerSecond)
+	if len(datasets) == 0 {
+		datasets = db.Datasets()
+	}
+	all := map[string][]analytics.Second{}
+	var first, last time.Time
+	for _, name := range datasets {
+		secs, err := db.Read(name, time.Unix(0, 0), db.Last(name).Add(time.Second), analytics.PerSecond)
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
+		}
+		if len(secs) == 0 {
+			return fmt.Errorf("%s: no data", name)
+		}
+		all[name] = secs
+		if first.IsZero() || secs[0].Time.Before(first) {
+			first = secs[0].Time
+		}
+		if t := secs[len(secs)-1].Time; t.After(last) {
+			last = t
+		}
+	}
+	mid := first.Add(last.Sub(first) / 2)
+	for _, name := range datasets {
+		secs := all[name]
+		if keyed > 0 && strings.Contains(name, "[") && !strings.Contains(name, "=") {
+			from, to := mid.Add(-time.Duration(keyed/2)*time.Second), mid.Add(time.Duration(keyed-keyed/2)*time.Second)
+			secs = slices.DeleteFunc(secs, func(s analytics.Second) bool { return s.Time.Before(from) || !s.Time.Before(to) })
 		}
 		for _, s := range secs {
 			l := dumpLine{Dataset: name, Time: s.Time.Unix(), Samples: s.Samples}
@@ -80,7 +107,7 @@ func dumpStore(dir, out string) (err error) {
 	if err := z.Close(); err != nil {
 		return err
 	}
-	fmt.Printf("%s: %d dataset-seconds of %d datasets\n", out, n, len(db.Datasets()))
+	fmt.Printf("%s: %d dataset-seconds of %d datasets\n", out, n, len(datasets))
 	return nil
 }
 

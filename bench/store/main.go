@@ -41,10 +41,16 @@ func main() {
 	quick := flag.Bool("quick", false, "measure the bytes on disk only")
 	dump := flag.String("dump", "", "write the per-second data of the store in `DIR` (a stopped sonded's state directory) to -o, and exit")
 	out := flag.String("o", "", "the file -dump writes (gzipped JSON lines)")
+	datasets := flag.String("datasets", "", "the datasets -dump writes, comma-separated (default all)")
+	keyed := flag.Int("keyed-seconds", 0, "-dump writes of a dataset broken down by a key only this many seconds around the recording's middle (0: all)")
 	flag.Parse()
 	var err error
 	if *dump != "" {
-		err = dumpStore(*dump, *out)
+		var names []string
+		if *datasets != "" {
+			names = strings.Split(*datasets, ",")
+		}
+		err = dumpStore(*dump, *out, names, *keyed)
 	} else {
 		err = run(strings.Split(*data, ","), *quick)
 	}
@@ -76,6 +82,11 @@ func run(paths []string, quick bool) error {
 		}
 		if err := compression(path, r); err != nil {
 			return err
+		}
+		if strings.Contains(path, "agent") {
+			if err := halves(r); err != nil {
+				return err
+			}
 		}
 	}
 	if quick {
@@ -332,6 +343,61 @@ func compression(path string, rec recording) error {
 	fmt.Println(" all tiers: chunk format 2, with the minutes and hours, the current ones still uncompressed head records;")
 	fmt.Println(" naive: 8-byte time and 8-byte value per sample, plus 4-byte index and 8-byte count per bucket;")
 	fmt.Println(" Prometheus: prometheus.io/docs/prometheus/latest/storage, \"around 1-2 bytes per sample\", on 15 s scrapes)")
+	fmt.Println()
+	return nil
+}
+
+// halves measures the distributions of each half of a recording of
+// record-agent.sh apart: the machine as it was, then with the load added.
+func halves(rec recording) error {
+	var first, last time.Time
+	for _, secs := range rec {
+		if len(secs) > 0 && (first.IsZero() || secs[0].Time.Before(first)) {
+			first = secs[0].Time
+		}
+		if len(secs) > 0 && secs[len(secs)-1].Time.After(last) {
+			last = secs[len(secs)-1].Time
+		}
+	}
+	mid := first.Add(last.Sub(first) / 2)
+	var parts [2]recording
+	for i := range parts {
+		parts[i] = recording{}
+	}
+	var names []string
+	for name, secs := range rec {
+		if !shapeOf(secs).dist {
+			continue
+		}
+		names = append(names, name)
+		for _, s := range secs {
+			i := 0
+			if !s.Time.Before(mid) {
+				i = 1
+			}
+			parts[i][name] = append(parts[i][name], s)
+		}
+	}
+	slices.Sort(names)
+	var sz [2]map[string]*sizes
+	for i := range parts {
+		var err error
+		if sz[i], err = measure(parts[i]); err != nil {
+			return err
+		}
+	}
+	fmt.Printf("The same, each half apart: before %s UTC the machine as it was (typical), then with the load added (heavy):\n", mid.Format("15:04:05"))
+	fmt.Printf("%-30s | %6s %7s %8s %8s %8s | %6s %7s %8s %8s %8s\n", "dataset", "count", "buckets", "v1", "v2", "floor", "count", "buckets", "v1", "v2", "floor")
+	for _, name := range names {
+		fmt.Printf("%-30s", name)
+		for i := range parts {
+			sh := shapeOf(parts[i][name])
+			n := float64(max(sh.rows, 1))
+			fmt.Printf(" | %6d %7.1f %8.2f %8.2f %8.2f", sh.rows, float64(sh.buckets)/n, float64(sz[i][name].sec[1])/n,
+				float64(sz[i][name].sec[2])/n, sh.poisson/8/n)
+		}
+		fmt.Println()
+	}
 	fmt.Println()
 	return nil
 }

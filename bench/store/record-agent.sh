@@ -11,7 +11,11 @@
 # load for as long again (the "heavy" half: a direct-I/O dd writing 4 KiB
 # blocks and a dd copying 1 KiB blocks from /dev/zero to /dev/null, both
 # at nice 19), stops sonded and dumps the datasets' per-second data, as
-# the agent gave them to the store, with `go run ./bench/store -dump`.
+# the agent gave them to the store, with `go run ./bench/store -dump`:
+# all of it to testdata/agent-full.json.gz (about 4 MB for 600 seconds, not
+# committed), and to testdata/agent.json.gz (committed, under 1 MB) the
+# datasets without breakdowns, the default counters, and 200 seconds of
+# syscall.latency[name] around the middle (the load's start).
 set -eu
 cd "$(dirname "$0")"
 secs=${1:-300}
@@ -41,5 +45,7 @@ kill $agent
 wait $agent || true
 cd "$root"
 echo "state: $dir"
-go run ./bench/store -dump "$dir" -o bench/store/testdata/agent.json.gz
+go run ./bench/store -dump "$dir" -o bench/store/testdata/agent-full.json.gz
+go run ./bench/store -dump "$dir" -o bench/store/testdata/agent.json.gz -keyed-seconds 200 \
+	-datasets 'syscall.latency,syscall.latency[name],io.latency,sched.runq.latency,syscall.ops,io.ops,io.ops[op],io.bytes,cpu.utilization,cpu.utilization[mode],nic.kilobytes,nic.kilobytes[direction]'
 rm -rf "$dir"

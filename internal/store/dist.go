@@ -2,35 +2,45 @@ package store
 
 import (
 	"math/bits"
+	"slices"
 
 	"github.com/sonde-trace/sonde/internal/analytics"
 )
 
-// Distributions in a version 2 chunk (docs/format/store.md): every row's
-// buckets, of every key, are one stream of the adaptive binary range
-// coder (rc.go), each decision coded with a probability chosen by what
-// the decoder already knows — above all the same key's previous row, since
-// a latency distribution changes little from one second to the next:
+// Distributions in a version 2 chunk (docs/format/store.md): the buckets
+// of every row, key after key (keys sorted, a key's rows in time order),
+// are one stream of the binary range coder (rc.go). A count is noisy — the
+// events of a second fall in a bucket by chance — so what can be
+// predicted is its order of magnitude, from the same key's previous row
+// (a latency distribution changes little from one second to the next)
+// and from the buckets before it in the row. Each row codes:
 //
-//   - whether the row has buckets;
+//   - whether it has buckets (an LZMA probability by the previous row's);
 //   - its first and last positions in the chunk's table, as differences
-//     from the previous row's;
-//   - for each position between them, whether it has a bucket, by the
-//     previous row's count there, and whether the two positions before it
-//     in this row have buckets;
-//   - each bucket's count, as its bit length in unary, by the bit lengths
-//     of the previous row's count at the same position and of this row's
-//     count at the position before; then the bits below the leading one,
-//     the first two modelled (by the length and the previous row's count),
-//     the rest as they are. A count below 1 is length 0 and 64 raw bits.
+//     from the previous row's (zero?, sign, bit length in unary, the bits
+//     below the leading one, the first adaptive);
+//   - for each position between them, whether it has a bucket;
+//   - for each bucket, its count c >= 1: its bit length n, coded from a
+//     guess (the previous row's count's length there, else the bucket
+//     before's: is it the guess, above or below, then how far in unary),
+//     then the bits below the leading one, the first three modelled, the
+//     rest as they are. A count below 1 has length 0 and 64 raw bits.
+//
+// Every decision but the first two kinds is context mixing, as in lpaq:
+// a few contexts (the previous row's count at the position, quantised or
+// as a bit length; the bucket before's in this row; the position itself;
+// how the bucket before changed since the previous row; how this row so
+// far compares with the previous one) each select an adaptive probability
+// in a hashed table; a small neural mixer, its weights chosen by the
+// decision's kind, combines them in the logistic domain, and learns from
+// each bit. All of it is integer arithmetic, so every machine decodes
+// the same bits.
 //
 // The previous row of a key's first row is the last row of the key
-// before it (keys are sorted; another key's distribution is a better guess
-// than none). The model starts afresh in each chunk.
-//
-// The model is written once, for the encoder and the decoder alike: each
-// decision goes through a bitCoder, which writes the bit it is given or
-// returns the bit it reads.
+// before it (another key's distribution is a better guess than none). The
+// model starts afresh in each chunk. It is written once, for the encoder
+// and the decoder alike: each decision goes through a bitCoder, which
+// writes the bit it is given or returns the bit it reads.
 
 // bitCoder codes one binary decision: code with an adaptive probability
 // of its own (LZMA's), codeP with a probability given, raw with none.
@@ -95,6 +105,7 @@ var rateT = func() (t [rateLimit + 1]int64) {
 }()
 
 const (
+	half      = 1 << 15
 	rateLimit = 250
 	slotBits  = 16 // a chunk's contexts hash into 2^16 slots
 	maxInputs = 8
@@ -107,9 +118,9 @@ const (
 )
 
 // distModel holds the probabilities of a chunk's distribution stream:
-// the context slots (a probability of 1 in 65536ths and a use count
-// each), the mixers' weights, and LZMA probabilities for the rows'
-// ranges.
+// the context slots (a probability of 1 in 65536ths, stored xor half so
+// that a zeroed slot is a half, and a use count each), the mixers'
+// weights, and LZMA probabilities for the rows' ranges.
 type distModel struct {
 	p      [1 << slotBits]uint16
 	n      [1 << slotBits]uint8
@@ -128,15 +139,12 @@ type distModel struct {
 const (
 	wPres = 0
 	wLen  = wPres + 16
-	wTop  = wLen + lenSteps
+	wTop  = wLen + 8*24
 	wSets = wTop + lenSteps
 )
 
 func newDistModel() *distModel {
 	m := &distModel{w: make([][maxInputs]int32, wSets)}
-	for i := range m.p {
-		m.p[i] = 1 << 15
-	}
 	for i := range m.w {
 		for j := range m.w[i] {
 			m.w[i][j] = 1 << mixShift * 3 / 10
@@ -173,7 +181,7 @@ func (m *distModel) mix(bc bitCoder, sel int, y uint32) uint32 {
 	w := &m.w[sel]
 	var dot int64
 	for i := range m.inputs {
-		m.st[i] = int32(stretchT[m.p[m.slots[i]]>>4])
+		m.st[i] = int32(stretchT[(m.p[m.slots[i]]^half)>>4])
 		dot += int64(w[i]) * int64(m.st[i])
 	}
 	p := min(max(squash(int32(max(min(dot>>mixShift, 2047), -2047))), 1), 4095)
@@ -183,9 +191,9 @@ func (m *distModel) mix(bc bitCoder, sel int, y uint32) uint32 {
 		w[i] += (m.st[i]*err + 1<<(mixLR-1)) >> mixLR
 		sl := m.slots[i]
 		n := m.n[sl]
-		pv := int64(m.p[sl])
+		pv := int64(m.p[sl] ^ half)
 		pv += ((int64(b)<<16 - pv) * rateT[n]) >> 16
-		m.p[sl] = uint16(min(max(pv, 32), 65535-32))
+		m.p[sl] = uint16(min(max(pv, 32), 65535-32)) ^ half
 		if n < rateLimit {
 			m.n[sl] = n + 1
 		}
@@ -199,18 +207,17 @@ type distState struct {
 	m      *distModel
 	bc     bitCoder
 	prev   []int64 // the previous row's counts by table position (0: none)
-	prev2  []int64 // the one before
 	lo, hi int     // the previous row's first and last positions
 	empty  uint32  // whether the previous row had no bucket
-	col    int     // the key's number in the chunk
 	sumCur int64   // this row's counts so far
 	sumPrv int64   // the previous row's at the same positions
 	cur    []int64 // this row's counts by position (encoder and decoder)
 	has    []bool  // this row's positions with a bucket
+	buf    []analytics.Bucket
 }
 
 func newDistState(bc bitCoder, table int) *distState {
-	return &distState{m: newDistModel(), bc: bc, prev: make([]int64, table), prev2: make([]int64, table),
+	return &distState{m: newDistModel(), bc: bc, prev: make([]int64, table),
 		cur: make([]int64, table), has: make([]bool, table), hi: table - 1}
 }
 
@@ -283,19 +290,13 @@ func blen(c int64) int {
 // Context kinds.
 const (
 	kPres = iota + 1
-	kPresEMA
 	kPresPos
 	kPresNext
 	kLen
-	kLen2
 	kLenPos
 	kLenTrend
 	kTop
-	kTopPos
 	kTopLeft
-	kLenCol
-	kTopCol
-	kPresCol
 	kLenInt
 	kPresInt
 )
@@ -318,7 +319,7 @@ func (s *distState) count(p int, c int64) int64 {
 	if c >= 1 {
 		n = bits.Len64(uint64(c))
 	}
-	pl, p2l := blen(s.prev[p]), blen(s.prev2[p])
+	pl := blen(s.prev[p])
 	var left, prevLeft int64
 	if p > 0 {
 		left, prevLeft = s.cur[p-1], s.prev[p-1]
@@ -330,19 +331,36 @@ func (s *distState) count(p int, c int64) int64 {
 	} else if left > 0 {
 		trend = 1
 	}
-	i := 0
-	for ; i < lenSteps-1; i++ {
-		m.ctx(kLen, i, pl, ll)
-		m.ctx(kLen2, i, pl, p2l)
-		m.ctx(kLenPos, i, p, pl)
-		m.ctx(kLenTrend, i, pl, trend)
-		m.ctx(kLenCol, i, p, s.col)
-		m.ctx(kLenInt, i, pl, s.intensity())
-		if m.mix(bc, wLen+i, b2u(i < n)) == 0 {
-			break
+	// The length, from a guess: the previous row's length here, else
+	// the bucket before's; is it the guess, above or below, then how far,
+	// in unary.
+	guess := pl
+	if guess == 0 {
+		guess = max(ll, 1)
+	}
+	it := s.intensity()
+	step := func(st int, y bool) bool {
+		m.ctx(kLen, st, pl, ll)
+		m.ctx(kLenPos, st, p, pl)
+		m.ctx(kLenTrend, st, pl, trend)
+		m.ctx(kLenInt, st, pl, it)
+		return m.mix(bc, wLen+min(st, 7)*24+min(pl, 23), b2u(y)) == 1
+	}
+	want := n // the encoder's; the decoder's is 0 and unused
+	switch {
+	case step(0, want == guess):
+		n = guess
+	case step(1, want > guess):
+		n = guess + 1
+		for n < lenSteps-1 && !step(2*(n-guess), want == n) {
+			n++
+		}
+	default:
+		n = guess - 1
+		for n > 0 && !step(2*(guess-n)+1, want == n) {
+			n--
 		}
 	}
-	n = i
 	if n == 0 {
 		var v uint64
 		for i := 63; i >= 0; i-- {
@@ -367,9 +385,7 @@ func (s *distState) count(p int, c int64) int64 {
 		b := uint32(uint64(c)>>i) & 1
 		if j := n - 2 - i; j < topBits {
 			m.ctx(kTop, n, int(u), rp)
-			m.ctx(kTopPos, n, int(u), p)
 			m.ctx(kTopLeft, n, int(u), rl)
-			m.ctx(kTopCol, n<<8|int(u), p, s.col)
 			b = m.mix(bc, wTop+n, b)
 		} else {
 			b = bc.raw(b)
@@ -422,10 +438,9 @@ func (s *distState) row(buckets []analytics.Bucket, pos func(analytics.Bucket) i
 				next = quant(s.prev[p+1])
 			}
 			m.ctx(kPres, q, int(l1), int(l2))
-			m.ctx(kPresEMA, q, quant(s.prev2[p]), int(l1))
 			m.ctx(kPresPos, p, q, 0)
 			m.ctx(kPresNext, next, lastLen, q)
-			m.ctx(kPresCol, p, s.col, int(l1))
+			m.ctx(kPresPos, p, int(l1), 1)
 			m.ctx(kPresInt, q, s.intensity(), int(l1))
 			s.has[p] = m.mix(bc, wPres+q*2+int(l1), b2u(s.has[p])) == 1
 		}
@@ -440,12 +455,15 @@ func (s *distState) row(buckets []analytics.Bucket, pos func(analytics.Bucket) i
 		if !enc {
 			k := table[p]
 			k.Count = c
-			out = append(out, k)
+			s.buf = append(s.buf, k)
 		}
 		s.cur[p] = c
 	}
+	if len(s.buf) > 0 {
+		out = slices.Clone(s.buf)
+		s.buf = s.buf[:0]
+	}
 	// This row becomes the previous one.
-	s.prev, s.prev2 = s.prev2, s.prev
 	copy(s.prev, s.cur)
 	for p := range s.cur {
 		s.has[p], s.cur[p] = false, 0
