@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"hash/crc32"
+	"math"
 	"slices"
 	"time"
 
@@ -17,26 +18,27 @@ import (
 // A chunk holds one dataset's intervals of one tier in one window, in
 // columns (docs/format/store.md):
 //
-//	byte version (1) | crc32c(rest) uint32 LE | byte codec (0 raw, 1 zstd) |
-//	uvarint body length | body, compressed by codec
+//	byte version (2; 1 still read) | crc32c(rest) uint32 LE |
+//	uvarint sections | per section: byte codec (0 raw, 1 zstd, 2 huff0,
+//	3 FSE), uvarint raw length, uvarint length, bytes
 //
-// The body, before compression:
+// The sections, before compression:
 //
-//	times    uvarint n; n offsets from the window in steps, delta-of-delta
-//	samples  n × varint delta from the previous interval's
-//	keys     uvarint k; k keys, sorted
-//	table    uvarint t; t buckets (index, min, max), sorted, each a varint
-//	         delta from the previous
-//	presence k × (uvarint runs; runs alternately absent and present,
-//	         starting absent)
-//	values   k × (byte mode; one varint per present interval: the value,
-//	         its delta, or its delta-of-delta, whichever is shortest; a
+//	meta     uvarint n; n offsets from the window in steps, delta-of-delta;
+//	         n × Samples, varint delta from the previous interval's;
+//	         uvarint k; k keys, sorted; uvarint t; t buckets (index, min,
+//	         max), sorted, each a varint delta from the previous;
+//	         k × presence (uvarint runs; runs alternately absent and
+//	         present, starting absent)
+//	values   k × (byte mode; format 2: uvarint g, the values' greatest
+//	         common divisor, 0 when all are 0 and then nothing follows;
+//	         one varint per present interval: the value (over g), its
+//	         delta, or its delta-of-delta, whichever is shortest; a
 //	         distribution's value less the sum of its buckets)
-//	buckets  if t > 0: k × per present interval uvarint bucket count;
-//	         k × positions in the table (first a varint delta from the
-//	         previous interval's first, then uvarint gaps); k × counts,
-//	         each a varint delta from the same bucket's last count in
-//	         the key's column (0 before its first)
+//	format 2, if t > 0: the buckets of every row, range coded with
+//	         context mixing (dist.go)
+//	format 1, if t > 0: sizes, positions and counts (appendBuckets; the
+//	         counts range coded, rc.go)
 const (
 	chunkV1      = 1 // buckets in three sections: sizes, positions, counts
 	chunkV2      = 2 // buckets in one context-modelled stream (dist.go)
@@ -221,7 +223,7 @@ func encodeBody(version byte, start, step int64, ivs []analytics.Second) [][]byt
 	}
 	secs[secMeta] = b
 	for _, c := range cols {
-		secs[secValues] = appendValues(secs[secValues], c.rows)
+		secs[secValues] = appendValues(secs[secValues], c.rows, version)
 	}
 	switch {
 	case len(table) == 0:
@@ -309,15 +311,41 @@ func appendRuns(b []byte, present []bool) []byte {
 
 // appendValues writes a column's values in the shortest of three modes.
 // A distribution's value is stored less the sum of its buckets (zero when
-// it is their sum, as it is for the agent's distributions).
-func appendValues(b []byte, rows []analytics.Row) []byte {
+// it is their sum, as it is for the agent's distributions). From version
+// 2, the mode is followed by the values' greatest common divisor g
+// (uvarint; 0 when they are all 0, and then nothing follows), and the
+// values are written divided by g: bytes counted by the sector or the
+// page lose their zero bits.
+func appendValues(b []byte, rows []analytics.Row, version byte) []byte {
 	vals := make([]int64, len(rows))
 	for i, r := range rows {
 		vals[i] = r.Value - bucketSum(r.Buckets)
 	}
+	g := uint64(1)
+	if version >= chunkV2 {
+		g = 0
+		for _, v := range vals {
+			g = gcd(g, absU(v))
+		}
+		if g > math.MaxInt64 { // only MinInt64 and 0: left as they are
+			g = 1
+		}
+		if g > 1 {
+			for i := range vals {
+				vals[i] /= int64(g)
+			}
+		}
+	}
 	var best []byte
 	for mode := modeRaw; mode <= modeDoD; mode++ {
 		enc := []byte{byte(mode)}
+		if version >= chunkV2 {
+			enc = binary.AppendUvarint(enc, g)
+			if g == 0 {
+				best = enc
+				break
+			}
+		}
 		var p1, p2 int64
 		for _, v := range vals {
 			switch mode {
@@ -335,6 +363,21 @@ func appendValues(b []byte, rows []analytics.Row) []byte {
 		}
 	}
 	return append(b, best...)
+}
+
+// absU is |v| (MinInt64's too).
+func absU(v int64) uint64 {
+	if v < 0 {
+		return -uint64(v)
+	}
+	return uint64(v)
+}
+
+func gcd(a, b uint64) uint64 {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
 }
 
 func bucketSum(bs []analytics.Bucket) int64 {
@@ -437,7 +480,7 @@ func decodeBody(version byte, start, step int64, secs [][]byte) ([]analytics.Sec
 	}
 	vr := &reader{b: secs[secValues]}
 	for _, c := range cols {
-		readValues(vr, c)
+		readValues(vr, c, version)
 	}
 	readers := []*reader{r, vr}
 	switch version {
@@ -505,8 +548,8 @@ func readRuns(r *reader, present []bool) {
 }
 
 // readValues reads a column's values (the values less their buckets'
-// sums, added back by readBuckets).
-func readValues(r *reader, c *column) {
+// sums, added back by readBuckets and readDist).
+func readValues(r *reader, c *column, version byte) {
 	np := 0
 	for _, p := range c.present {
 		if p {
@@ -518,9 +561,20 @@ func readValues(r *reader, c *column) {
 		r.err = errCorrupt
 		return
 	}
+	g := uint64(1)
+	if version >= chunkV2 {
+		if g = r.uvarint(); g > math.MaxInt64 {
+			r.err = errCorrupt
+			return
+		}
+	}
 	c.rows = make([]analytics.Row, np)
 	var p1, p2 int64
 	for i := range c.rows {
+		if g == 0 {
+			c.rows[i] = analytics.Row{Key: c.key}
+			continue
+		}
 		d := r.varint()
 		var v int64
 		switch mode {
@@ -532,7 +586,7 @@ func readValues(r *reader, c *column) {
 			v = d + p1 + (p1 - p2)
 		}
 		p1, p2 = v, p1
-		c.rows[i] = analytics.Row{Key: c.key, Value: v}
+		c.rows[i] = analytics.Row{Key: c.key, Value: v * int64(g)}
 	}
 }
 

@@ -169,3 +169,55 @@ func TestDistDamage(t *testing.T) {
 		}
 	}
 }
+
+// TestValuesGCD: format 2 writes a column's values divided by their
+// greatest common divisor; every value must come back, the extremes, the
+// negatives and the all-zero column too, and bytes counted by the page
+// must take less room than before.
+func TestValuesGCD(t *testing.T) {
+	c, err := newCodec()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.close()
+	columns := map[string]func(i int) int64{
+		"pages":   func(i int) int64 { return int64(i*i%977) * 4096 },
+		"neg":     func(i int) int64 { return -int64(i%7) * 512 },
+		"zero":    func(int) int64 { return 0 },
+		"min":     func(i int) int64 { return []int64{math.MinInt64, 0, 1 << 62}[i%3] },
+		"minpow":  func(i int) int64 { return []int64{math.MinInt64, 4096, -8192}[i%3] },
+		"onlymin": func(int) int64 { return math.MinInt64 },
+		"max":     func(i int) int64 { return math.MaxInt64 - int64(i%2) },
+		"odd":     func(i int) int64 { return int64(i) * 3 },
+	}
+	var ivs []analytics.Second
+	for i := range 300 {
+		s := analytics.Second{Time: sec(i), Samples: 1}
+		for name, f := range columns {
+			s.Rows = append(s.Rows, analytics.Row{Key: []string{name}, Value: f(i)})
+		}
+		rows, err := normalize(s.Rows)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Rows = rows
+		ivs = append(ivs, s)
+	}
+	var size [3]int
+	for _, v := range []byte{chunkV1, chunkV2} {
+		c.version = v
+		b := c.encodeChunk(t0.Unix(), 1, ivs)
+		got, err := c.decodeChunk(t0.Unix(), 1, b)
+		if err != nil || !reflect.DeepEqual(got, ivs) {
+			t.Fatalf("version %d: %v", v, err)
+		}
+		one := make([]analytics.Second, len(ivs))
+		for i, iv := range ivs {
+			one[i] = analytics.Second{Time: iv.Time, Samples: 1, Rows: []analytics.Row{{Key: []string{"pages"}, Value: columns["pages"](i)}}}
+		}
+		size[v] = len(c.encodeChunk(t0.Unix(), 1, one))
+	}
+	if size[2] >= size[1] {
+		t.Fatalf("a column of pages: %d bytes in format 2, %d in format 1", size[2], size[1])
+	}
+}
