@@ -1,19 +1,29 @@
 // Command store measures sonded's store (internal/store) on data recorded
-// from real sonde runs. From the repository's root (no privilege needed):
+// from real runs. From the repository's root (no privilege needed):
 //
 //	go run ./bench/store
 //
-// It replays testdata/syscalls.json.gz (made by record.sh: every second,
-// the system calls of the machine by name, and read(2)'s latency as a
-// log-linear distribution, whole and by execname) into a store, and
-// prints the bytes on disk per sample (one key's value in one second) and
-// per distribution-second (one key's buckets in one second), side by side
-// with a naive fixed-width encoding and with Prometheus's published
-// figures (not run here). Then it measures the cost of a durable second
-// (one commit, fsynced) for ten datasets, and, on data generated from the
-// recorded shape, the time to read one hour of per-second data of a
-// 50-key breakdown and one week of its per-minute data. Benchmarks are
-// not tests: nothing here passes or fails on a number.
+// It replays two recordings into stores writing each chunk format (1, the
+// first, and 2, the one written now) and prints, side by side, the bytes
+// on disk per sample (one key's value in one second) and per
+// distribution-second (one key's buckets in one second), a naive
+// fixed-width encoding, Prometheus's published figures (not run here),
+// and for distributions the Poisson floor (see poissonBits):
+//
+//   - testdata/syscalls.json.gz (record.sh: one sonde --json run printing,
+//     every second, the system calls of the machine by name, and read(2)'s
+//     latency as a log-linear distribution, whole and by execname);
+//   - testdata/agent.json.gz (record-agent.sh: a real sonded's own data
+//     for ten minutes, the machine as it was and then under a load: the
+//     built-in latency heat maps of system calls, disk I/O and the run
+//     queue, and the default counters), also each half apart.
+//
+// Then it measures the cost of a durable second (one commit, fsynced) for
+// ten datasets, and, for both formats, the time to read one hour of
+// per-second data and one week of per-minute data of a 50-key breakdown
+// generated from the recorded shape, and one hour of a recorded heat map.
+// -dump makes agent.json.gz from a stopped sonded's state directory.
+// Benchmarks are not tests: nothing here passes or fails on a number.
 package main
 
 import (
@@ -72,6 +82,7 @@ type recording map[string][]analytics.Second
 
 func run(paths []string, quick bool) error {
 	var rec recording
+	var heat []analytics.Second
 	for _, path := range paths {
 		r, err := load(path)
 		if err != nil {
@@ -79,6 +90,9 @@ func run(paths []string, quick bool) error {
 		}
 		if rec == nil {
 			rec = r
+		}
+		if heat == nil {
+			heat = r[heatName]
 		}
 		if err := compression(path, r); err != nil {
 			return err
@@ -95,7 +109,7 @@ func run(paths []string, quick bool) error {
 	if err := commitCost(rec[opsName]); err != nil {
 		return err
 	}
-	return readTimes(rec[opsName])
+	return readTimes(rec[opsName], heat)
 }
 
 // line is one line of sonde --json.
@@ -339,7 +353,7 @@ func compression(path string, rec recording) error {
 	fmt.Println("(count: samples or distribution-seconds (a key's buckets in one second); buckets: a distribution-second's, on average;")
 	fmt.Println(" floor: the Poisson floor, what coding the counts alone would cost if the events of each bucket arrived independently")
 	fmt.Println(" and the coder knew every bucket's rate every second (the count itself), for free; absent buckets, positions and")
-	fmt.Println(" keys cost nothing: no lossless coder of such counts can do better on average;")
+	fmt.Println(" keys cost nothing: no lossless coder of Poisson counts does better on average;")
 	fmt.Println(" all tiers: chunk format 2, with the minutes and hours, the current ones still uncompressed head records;")
 	fmt.Println(" naive: 8-byte time and 8-byte value per sample, plus 4-byte index and 8-byte count per bucket;")
 	fmt.Println(" Prometheus: prometheus.io/docs/prometheus/latest/storage, \"around 1-2 bytes per sample\", on 15 s scrapes)")
@@ -526,66 +540,106 @@ func (g *generator) second(i int, t time.Time) analytics.Second {
 	return s
 }
 
-func readTimes(ops []analytics.Second) error {
-	dir, err := os.MkdirTemp("", "bench-store-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dir)
+// heatName is the heat map readTimes reads back.
+const heatName = "syscall.latency"
+
+// readTimes appends a generated week of a 50-key breakdown, and an hour of
+// a recorded heat map (the recording's seconds over again), to two stores,
+// one writing chunks of format 1 and one of format 2, then times reads of
+// each, the two stores in turn.
+func readTimes(ops, heat []analytics.Second) error {
 	const week = 7 * 24 * 3600
 	end := time.Date(2026, 1, 8, 0, 0, 0, 0, time.UTC)
 	start := end.Add(-week * time.Second)
-	db, err := store.Open(dir, &store.Options{NoSync: true, Now: func() time.Time { return end }})
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	g := newGenerator(ops, 50)
-	began := time.Now()
-	var batch []store.Sample
-	var rows int64
-	for i := range week {
-		s := g.second(i, start.Add(time.Duration(i)*time.Second))
-		rows += int64(len(s.Rows))
-		batch = append(batch, store.Sample{Dataset: "syscall.ops[name]", Second: s})
-		if len(batch) == 3600 || i == week-1 {
+	var dbs [2]*store.DB
+	for v := 1; v <= 2; v++ {
+		dir, err := os.MkdirTemp("", "bench-store-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		db, err := store.Open(dir, &store.Options{NoSync: true, ChunkVersion: v, Now: func() time.Time { return end }})
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		dbs[v-1] = db
+		g := newGenerator(ops, 50)
+		began := time.Now()
+		var batch []store.Sample
+		var rows int64
+		for i := range week {
+			s := g.second(i, start.Add(time.Duration(i)*time.Second))
+			rows += int64(len(s.Rows))
+			batch = append(batch, store.Sample{Dataset: "syscall.ops[name]", Second: s})
+			if len(batch) == 3600 || i == week-1 {
+				if err := db.AppendBatch(batch); err != nil {
+					return err
+				}
+				batch = batch[:0]
+			}
+		}
+		var buckets int64
+		if len(heat) > 0 {
+			// The hour before end, the recording's seconds in turn.
+			span := heat[len(heat)-1].Time.Sub(heat[0].Time) + time.Second
+			var batch []store.Sample
+			for i := 0; i < 3600; i++ {
+				s := heat[i%len(heat)]
+				s.Time = end.Add(-time.Hour).Add(time.Duration(i/len(heat))*span + s.Time.Sub(heat[0].Time))
+				if !s.Time.Before(end) {
+					break
+				}
+				for _, r := range s.Rows {
+					buckets += int64(len(r.Buckets))
+				}
+				batch = append(batch, store.Sample{Dataset: heatName, Second: s})
+			}
 			if err := db.AppendBatch(batch); err != nil {
 				return err
 			}
-			batch = batch[:0]
 		}
+		if err := db.Flush(); err != nil {
+			return err
+		}
+		_, sec := db.TierSize("syscall.ops[name]", analytics.PerSecond)
+		_, min := db.TierSize("syscall.ops[name]", analytics.PerMinute)
+		fmt.Printf("Format %d: generated a week of a %d-key breakdown, %.1f keys a second on average, appended in %.1f s (hour batches, no fsync);\n",
+			v, len(g.keys), float64(rows)/week, time.Since(began).Seconds())
+		fmt.Printf("  on disk: seconds %.2f B/sample; minutes %d bytes; and an hour of %s (%d buckets)\n", float64(sec)/float64(rows), min, heatName, buckets)
 	}
-	if err := db.Flush(); err != nil {
-		return err
-	}
-	fmt.Printf("Generated: a week of a %d-key breakdown, %.1f keys a second on average, appended in %.1f s (hour batches, no fsync)\n",
-		len(g.keys), float64(rows)/week, time.Since(began).Seconds())
-	_, sec := db.TierSize("syscall.ops[name]", analytics.PerSecond)
-	_, min := db.TierSize("syscall.ops[name]", analytics.PerMinute)
-	fmt.Printf("  on disk: seconds %.2f B/sample; minutes %d bytes\n", float64(sec)/float64(rows), min)
-	lastHour := end.Add(-time.Hour)
 	for _, q := range []struct {
-		what     string
-		from, to time.Time
-		g        analytics.Granularity
+		what, name string
+		from, to   time.Time
+		g          analytics.Granularity
 	}{
-		{"one hour of per-second data", lastHour, end, analytics.PerSecond},
-		{"one week of per-minute data", start, end, analytics.PerMinute},
+		{"one hour of per-second data of the 50-key breakdown", "syscall.ops[name]", end.Add(-time.Hour), end, analytics.PerSecond},
+		{"one week of per-minute data of the 50-key breakdown", "syscall.ops[name]", start, end, analytics.PerMinute},
+		{"one hour of the per-second heat map " + heatName, heatName, end.Add(-time.Hour), end, analytics.PerSecond},
 	} {
-		var times []time.Duration
-		var n int
-		for range 7 {
-			t0 := time.Now()
-			got, err := db.Read("syscall.ops[name]", q.from, q.to, q.g)
-			if err != nil {
-				return err
-			}
-			times = append(times, time.Since(t0))
-			n = len(got)
+		if q.name == heatName && len(heat) == 0 {
+			continue
 		}
-		slices.Sort(times)
-		fmt.Printf("  read %s: %d intervals, median %.1f ms (min %.1f, max %.1f, of 7)\n", q.what, n,
-			ms(times[len(times)/2]), ms(times[0]), ms(times[len(times)-1]))
+		var times [2][]time.Duration
+		var n [2]int
+		for range 7 {
+			for v, db := range dbs {
+				t0 := time.Now()
+				got, err := db.Read(q.name, q.from, q.to, q.g)
+				if err != nil {
+					return err
+				}
+				times[v] = append(times[v], time.Since(t0))
+				n[v] = len(got)
+			}
+		}
+		fmt.Printf("  read %s, %d intervals:", q.what, n[1])
+		for v := range times {
+			t := times[v]
+			slices.Sort(t)
+			fmt.Printf(" format %d median %.1f ms (min %.1f, max %.1f);", v+1, ms(t[len(t)/2]), ms(t[0]), ms(t[len(t)-1]))
+		}
+		fmt.Println(" (7 reads each, the two formats in turn)")
 	}
 	return nil
 }

@@ -63,11 +63,15 @@ const (
 	numSectionsV2 = secDist + 1
 )
 
-// Value column modes.
+// Value column modes, and from format 2 two flags: the values' greatest
+// common divisor follows (when not 1), or they are all zero.
 const (
 	modeRaw = iota
 	modeDelta
 	modeDoD
+
+	modeGCD  = 4
+	modeZero = 8
 )
 
 // codec compresses chunk bodies; one per store.
@@ -312,10 +316,10 @@ func appendRuns(b []byte, present []bool) []byte {
 // appendValues writes a column's values in the shortest of three modes.
 // A distribution's value is stored less the sum of its buckets (zero when
 // it is their sum, as it is for the agent's distributions). From version
-// 2, the mode is followed by the values' greatest common divisor g
-// (uvarint; 0 when they are all 0, and then nothing follows), and the
-// values are written divided by g: bytes counted by the sector or the
-// page lose their zero bits.
+// 2, values are written divided by their greatest common divisor g, given
+// after the mode byte when it is not 1 (flag modeGCD); when they are all
+// zero the mode byte says so (flag modeZero) and nothing follows: bytes
+// counted by the sector or the page lose their zero bits.
 func appendValues(b []byte, rows []analytics.Row, version byte) []byte {
 	vals := make([]int64, len(rows))
 	for i, r := range rows {
@@ -336,15 +340,15 @@ func appendValues(b []byte, rows []analytics.Row, version byte) []byte {
 			}
 		}
 	}
+	if version >= chunkV2 && g == 0 {
+		return append(b, modeRaw|modeZero)
+	}
 	var best []byte
 	for mode := modeRaw; mode <= modeDoD; mode++ {
 		enc := []byte{byte(mode)}
-		if version >= chunkV2 {
+		if version >= chunkV2 && g != 1 {
+			enc[0] |= modeGCD
 			enc = binary.AppendUvarint(enc, g)
-			if g == 0 {
-				best = enc
-				break
-			}
 		}
 		var p1, p2 int64
 		for _, v := range vals {
@@ -557,16 +561,20 @@ func readValues(r *reader, c *column, version byte) {
 		}
 	}
 	mode := r.byte()
-	if mode > modeDoD {
-		r.err = errCorrupt
-		return
-	}
 	g := uint64(1)
-	if version >= chunkV2 {
-		if g = r.uvarint(); g > math.MaxInt64 {
+	switch {
+	case version >= chunkV2 && mode&modeZero != 0:
+		g, mode = 0, mode&^modeZero
+	case version >= chunkV2 && mode&modeGCD != 0:
+		mode &^= modeGCD
+		if g = r.uvarint(); g < 2 || g > math.MaxInt64 {
 			r.err = errCorrupt
 			return
 		}
+	}
+	if mode > modeDoD {
+		r.err = errCorrupt
+		return
 	}
 	c.rows = make([]analytics.Row, np)
 	var p1, p2 int64

@@ -221,3 +221,43 @@ func TestValuesGCD(t *testing.T) {
 		t.Fatalf("a column of pages: %d bytes in format 2, %d in format 1", size[2], size[1])
 	}
 }
+
+// TestValuesMode: each column's values take the shortest of the three
+// modes, in both formats (a slip once left every column raw).
+func TestValuesMode(t *testing.T) {
+	cases := []struct {
+		name string
+		f    func(i int) int64
+		want byte
+	}{
+		{"raw", func(i int) int64 { return int64(i % 3) }, modeRaw},
+		{"delta", func(i int) int64 { return 1<<40 + int64(i*i%5) }, modeDelta},
+		{"dod", func(i int) int64 { return 1<<40 + int64(i)*1000003 }, modeDoD},
+	}
+	for _, c := range cases {
+		var rows []analytics.Row
+		for i := range 100 {
+			rows = append(rows, analytics.Row{Value: c.f(i)})
+		}
+		for _, v := range []byte{chunkV1, chunkV2} {
+			b := appendValues(nil, rows, v)
+			if got := b[0] &^ (modeGCD | modeZero); got != c.want {
+				t.Errorf("%s, format %d: mode %d, want %d", c.name, v, got, c.want)
+			}
+			col := &column{present: make([]bool, len(rows))}
+			for i := range col.present {
+				col.present[i] = true
+			}
+			r := &reader{b: b}
+			readValues(r, col, v)
+			if r.err != nil || len(r.b) != 0 {
+				t.Fatalf("%s, format %d: %v, %d bytes left", c.name, v, r.err, len(r.b))
+			}
+			for i, row := range col.rows {
+				if row.Value != rows[i].Value {
+					t.Fatalf("%s, format %d, value %d: %d, want %d", c.name, v, i, row.Value, rows[i].Value)
+				}
+			}
+		}
+	}
+}
