@@ -1,31 +1,44 @@
 // Command store measures sonded's store (internal/store) on data recorded
-// from real sonde runs. From the repository's root (no privilege needed):
+// from real runs. From the repository's root (no privilege needed):
 //
 //	go run ./bench/store
 //
-// It replays testdata/syscalls.json.gz (made by record.sh: every second,
-// the system calls of the machine by name, and read(2)'s latency as a
-// log-linear distribution, whole and by execname) into a store, and
-// prints the bytes on disk per sample (one key's value in one second) and
-// per distribution-second (one key's buckets in one second), side by side
-// with a naive fixed-width encoding and with Prometheus's published
-// figures (not run here). Then it measures the cost of a durable second
-// (one commit, fsynced) for ten datasets, and, on data generated from the
-// recorded shape, the time to read one hour of per-second data of a
-// 50-key breakdown and one week of its per-minute data. Benchmarks are
-// not tests: nothing here passes or fails on a number.
+// It replays two recordings into stores writing each chunk format (1, the
+// first, and 2, the one written now) and prints, side by side, the bytes
+// on disk per sample (one key's value in one second) and per
+// distribution-second (one key's buckets in one second), a naive
+// fixed-width encoding, Prometheus's published figures (not run here),
+// and for distributions the Poisson floor (see poissonBits):
+//
+//   - testdata/syscalls.json.gz (record.sh: one sonde --json run printing,
+//     every second, the system calls of the machine by name, and read(2)'s
+//     latency as a log-linear distribution, whole and by execname);
+//   - testdata/agent.json.gz (record-agent.sh: a real sonded's own data
+//     for ten minutes, the machine as it was and then under a load: the
+//     built-in latency heat maps of system calls, disk I/O and the run
+//     queue, and the default counters), also each half apart.
+//
+// Then it measures the cost of a durable second (one commit, fsynced) for
+// ten datasets, and, for both formats, the time to read one hour of
+// per-second data and one week of per-minute data of a 50-key breakdown
+// generated from the recorded shape, and one hour of a recorded heat map.
+// -dump makes agent.json.gz from a stopped sonded's state directory.
+// Benchmarks are not tests: nothing here passes or fails on a number.
 package main
 
 import (
 	"bufio"
+	"bytes"
 	"compress/gzip"
 	"encoding/json"
 	"flag"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/sonde-trace/sonde/internal/analytics"
@@ -33,10 +46,25 @@ import (
 )
 
 func main() {
-	data := flag.String("data", "bench/store/testdata/syscalls.json.gz", "the recording (record.sh)")
+	data := flag.String("data", "bench/store/testdata/syscalls.json.gz,bench/store/testdata/agent.json.gz",
+		"the recordings, comma-separated (record.sh, record-agent.sh)")
 	quick := flag.Bool("quick", false, "measure the bytes on disk only")
+	dump := flag.String("dump", "", "write the per-second data of the store in `DIR` (a stopped sonded's state directory) to -o, and exit")
+	out := flag.String("o", "", "the file -dump writes (gzipped JSON lines)")
+	datasets := flag.String("datasets", "", "the datasets -dump writes, comma-separated (default all)")
+	keyed := flag.Int("keyed-seconds", 0, "-dump writes of a dataset broken down by a key only this many seconds around the recording's middle (0: all)")
 	flag.Parse()
-	if err := run(*data, *quick); err != nil {
+	var err error
+	if *dump != "" {
+		var names []string
+		if *datasets != "" {
+			names = strings.Split(*datasets, ",")
+		}
+		err = dumpStore(*dump, *out, names, *keyed)
+	} else {
+		err = run(strings.Split(*data, ","), *quick)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench/store:", err)
 		os.Exit(1)
 	}
@@ -52,19 +80,36 @@ const (
 // recording is the replayed data: each dataset's seconds, in order.
 type recording map[string][]analytics.Second
 
-func run(path string, quick bool) error {
-	rec, err := load(path)
-	if err != nil {
-		return err
+func run(paths []string, quick bool) error {
+	var rec recording
+	var heat []analytics.Second
+	for _, path := range paths {
+		r, err := load(path)
+		if err != nil {
+			return err
+		}
+		if rec == nil {
+			rec = r
+		}
+		if heat == nil {
+			heat = r[heatName]
+		}
+		if err := compression(path, r); err != nil {
+			return err
+		}
+		if strings.Contains(path, "agent") {
+			if err := halves(r); err != nil {
+				return err
+			}
+		}
 	}
-	fmt.Printf("recording: %s, %d seconds\n\n", path, len(rec[opsName]))
-	if err := compression(rec); err != nil || quick {
-		return err
+	if quick {
+		return nil
 	}
 	if err := commitCost(rec[opsName]); err != nil {
 		return err
 	}
-	return readTimes(rec[opsName])
+	return readTimes(rec[opsName], heat)
 }
 
 // line is one line of sonde --json.
@@ -83,6 +128,8 @@ type line struct {
 	} `json:"rows"`
 }
 
+// load reads a recording: sonde --json lines (record.sh) or the dump of
+// a sonded's store (record-agent.sh).
 func load(path string) (recording, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -94,9 +141,18 @@ func load(path string) (recording, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	var lines []line
+	var dumped []dumpLine
 	sc := bufio.NewScanner(z)
 	sc.Buffer(nil, 16<<20)
 	for sc.Scan() {
+		if len(dumped) > 0 || len(lines) == 0 && bytes.HasPrefix(sc.Bytes(), []byte(`{"dataset"`)) {
+			var d dumpLine
+			if err := json.Unmarshal(sc.Bytes(), &d); err != nil {
+				return nil, fmt.Errorf("%s: %w", path, err)
+			}
+			dumped = append(dumped, d)
+			continue
+		}
 		var l line
 		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
@@ -105,6 +161,9 @@ func load(path string) (recording, error) {
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(dumped) > 0 {
+		return undump(dumped), nil
 	}
 	return convert(lines), nil
 }
@@ -158,17 +217,33 @@ func convert(lines []line) recording {
 	return rec
 }
 
-// replay appends the recording to a new store and closes its chunks.
-func replay(dir string, rec recording) (*store.DB, error) {
-	db, err := store.Open(dir, &store.Options{NoSync: true, Now: func() time.Time { return rec[opsName][0].Time }})
+// replay appends the recording to a new store writing chunks of the
+// given format, in time order, one AppendBatch per second, and closes its
+// chunks.
+func replay(dir string, rec recording, version int) (*store.DB, error) {
+	byTime := map[int64][]store.Sample{}
+	for name, secs := range rec {
+		for _, s := range secs {
+			t := s.Time.Unix()
+			byTime[t] = append(byTime[t], store.Sample{Dataset: name, Second: s})
+		}
+	}
+	times := make([]int64, 0, len(byTime))
+	for t := range byTime {
+		times = append(times, t)
+	}
+	slices.Sort(times)
+	if len(times) == 0 {
+		return nil, fmt.Errorf("an empty recording")
+	}
+	db, err := store.Open(dir, &store.Options{NoSync: true, ChunkVersion: version,
+		Now: func() time.Time { return time.Unix(times[0], 0) }})
 	if err != nil {
 		return nil, err
 	}
-	for i := range rec[opsName] {
-		var batch []store.Sample
-		for name, secs := range rec {
-			batch = append(batch, store.Sample{Dataset: name, Second: secs[i]})
-		}
+	for _, t := range times {
+		batch := byTime[t]
+		slices.SortFunc(batch, func(a, b store.Sample) int { return strings.Compare(a.Dataset, b.Dataset) })
 		if err := db.AppendBatch(batch); err != nil {
 			db.Close()
 			return nil, err
@@ -181,48 +256,198 @@ func replay(dir string, rec recording) (*store.DB, error) {
 	return db, nil
 }
 
-func compression(rec recording) error {
-	dir, err := os.MkdirTemp("", "bench-store-")
-	if err != nil {
-		return err
+// sizes are a dataset's bytes in the per-second tier and in all tiers,
+// with chunks of format 1 and of format 2.
+type sizes struct{ sec, all [3]int64 }
+
+// measure replays rec into stores of each chunk format.
+func measure(rec recording) (map[string]*sizes, error) {
+	out := map[string]*sizes{}
+	for v := 1; v <= 2; v++ {
+		dir, err := os.MkdirTemp("", "bench-store-")
+		if err != nil {
+			return nil, err
+		}
+		db, err := replay(dir, rec, v)
+		if err != nil {
+			os.RemoveAll(dir)
+			return nil, err
+		}
+		for name := range rec {
+			if out[name] == nil {
+				out[name] = &sizes{}
+			}
+			_, out[name].sec[v] = db.TierSize(name, analytics.PerSecond)
+			_, out[name].all[v] = db.Size(name)
+		}
+		err = db.Close()
+		os.RemoveAll(dir)
+		if err != nil {
+			return nil, err
+		}
 	}
-	defer os.RemoveAll(dir)
-	db, err := replay(dir, rec)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	fmt.Println("Bytes on disk, per-second tier (compressed chunks, keys and checksums included):")
-	fmt.Printf("%-38s %-13s %8s %9s %10s %9s %s\n", "dataset", "unit", "count", "store", "all tiers", "naive", "Prometheus TSDB (published, not run)")
-	for _, name := range []string{opsName, latName, latxName} {
-		var n, naive, buckets int64
-		for _, s := range rec[name] {
-			for _, r := range s.Rows {
-				n++
-				naive += 16 // int64 time, int64 value
-				naive += 12 * int64(len(r.Buckets))
-				buckets += int64(len(r.Buckets))
+	return out, nil
+}
+
+// shape is what a dataset's seconds hold.
+type shape struct {
+	rows, buckets, naive int64
+	dist                 bool
+	poisson              float64 // bits
+}
+
+func shapeOf(secs []analytics.Second) shape {
+	var sh shape
+	for _, s := range secs {
+		for _, r := range s.Rows {
+			sh.rows++
+			sh.naive += 16 + 12*int64(len(r.Buckets)) // int64 time and value; int32 index, int64 count
+			sh.buckets += int64(len(r.Buckets))
+			sh.dist = sh.dist || len(r.Buckets) > 0
+			for _, b := range r.Buckets {
+				sh.poisson += poissonBits(b.Count)
 			}
 		}
-		_, sec := db.TierSize(name, analytics.PerSecond)
-		_, all := db.Size(name)
-		unit, prom := "sample", "1-2 on average; 2.7-7 on per-second rates (issue 11)"
-		if name != opsName {
-			unit = "distr-second"
-			b := float64(buckets) / float64(n)
-			prom = fmt.Sprintf("~22 (issue 11); a sample per bucket, +_sum, _count: here (%.1f+2) x 1-2 = %.0f-%.0f",
-				b, b+2, 2*(b+2))
-		}
-		fmt.Printf("%-38s %-13s %8d %9.2f %10.2f %9.1f %s\n", name, unit, n,
-			float64(sec)/float64(n), float64(all)/float64(n), float64(naive)/float64(n), prom)
 	}
-	fmt.Println("(all tiers: with the minutes and hours, the current ones still uncompressed head records;")
-	fmt.Println(" a distribution-second's buckets cost the store 0.8-0.9 B each: their counts are noisy;")
+	return sh
+}
+
+func compression(path string, rec recording) error {
+	names := make([]string, 0, len(rec))
+	var first, last time.Time
+	for name, secs := range rec {
+		names = append(names, name)
+		if len(secs) > 0 && (first.IsZero() || secs[0].Time.Before(first)) {
+			first = secs[0].Time
+		}
+		if len(secs) > 0 && secs[len(secs)-1].Time.After(last) {
+			last = secs[len(secs)-1].Time
+		}
+	}
+	slices.Sort(names)
+	fmt.Printf("recording: %s, %d datasets, %s to %s (%d s)\n\n", path, len(names),
+		first.Format("2006-01-02 15:04:05"), last.Format("15:04:05 MST"), last.Sub(first)/time.Second+1)
+	sz, err := measure(rec)
+	if err != nil {
+		return err
+	}
+	fmt.Println("Bytes on disk, per-second tier (compressed chunks, keys and checksums included), chunk format 1 (before) and 2 (now):")
+	fmt.Printf("%-38s %-13s %6s %7s %8s %8s %8s %9s %7s %s\n", "dataset", "unit", "count", "buckets", "v1", "v2", "floor",
+		"all tiers", "naive", "Prometheus TSDB (published, not run)")
+	for _, name := range names {
+		sh := shapeOf(rec[name])
+		if sh.rows == 0 {
+			continue
+		}
+		n := float64(sh.rows)
+		unit, prom, floor := "sample", "1-2 on average; 2.7-7 on per-second rates (issue 11)", "-"
+		if sh.dist {
+			unit = "distr-second"
+			b := float64(sh.buckets) / n
+			prom = fmt.Sprintf("~22 (issue 11); a sample per bucket, +_sum, _count: (%.1f+2) x 1-2 = %.0f-%.0f", b, b+2, 2*(b+2))
+			floor = fmt.Sprintf("%.2f", sh.poisson/8/n)
+		}
+		fmt.Printf("%-38s %-13s %6d %7.1f %8.2f %8.2f %8s %9.2f %7.1f %s\n", name, unit, sh.rows, float64(sh.buckets)/n,
+			float64(sz[name].sec[1])/n, float64(sz[name].sec[2])/n, floor, float64(sz[name].all[2])/n, float64(sh.naive)/n, prom)
+	}
+	fmt.Println("(count: samples or distribution-seconds (a key's buckets in one second); buckets: a distribution-second's, on average;")
+	fmt.Println(" floor: the Poisson floor, what coding the counts alone would cost if the events of each bucket arrived independently")
+	fmt.Println(" and the coder knew every bucket's rate every second (the count itself), for free; absent buckets, positions and")
+	fmt.Println(" keys cost nothing: no lossless coder of Poisson counts does better on average;")
+	fmt.Println(" all tiers: chunk format 2, with the minutes and hours, the current ones still uncompressed head records;")
 	fmt.Println(" naive: 8-byte time and 8-byte value per sample, plus 4-byte index and 8-byte count per bucket;")
 	fmt.Println(" Prometheus: prometheus.io/docs/prometheus/latest/storage, \"around 1-2 bytes per sample\", on 15 s scrapes)")
 	fmt.Println()
 	return nil
 }
+
+// halves measures the distributions of each half of a recording of
+// record-agent.sh apart: the machine as it was, then with the load added.
+func halves(rec recording) error {
+	var first, last time.Time
+	for _, secs := range rec {
+		if len(secs) > 0 && (first.IsZero() || secs[0].Time.Before(first)) {
+			first = secs[0].Time
+		}
+		if len(secs) > 0 && secs[len(secs)-1].Time.After(last) {
+			last = secs[len(secs)-1].Time
+		}
+	}
+	mid := first.Add(last.Sub(first) / 2)
+	var parts [2]recording
+	for i := range parts {
+		parts[i] = recording{}
+	}
+	var names []string
+	for name, secs := range rec {
+		if !shapeOf(secs).dist {
+			continue
+		}
+		names = append(names, name)
+		for _, s := range secs {
+			i := 0
+			if !s.Time.Before(mid) {
+				i = 1
+			}
+			parts[i][name] = append(parts[i][name], s)
+		}
+	}
+	slices.Sort(names)
+	var sz [2]map[string]*sizes
+	for i := range parts {
+		var err error
+		if sz[i], err = measure(parts[i]); err != nil {
+			return err
+		}
+	}
+	fmt.Printf("The same, each half apart: before %s UTC the machine as it was (typical), then with the load added (heavy):\n", mid.Format("15:04:05"))
+	fmt.Printf("%-30s | %6s %7s %8s %8s %8s | %6s %7s %8s %8s %8s\n", "dataset", "count", "buckets", "v1", "v2", "floor", "count", "buckets", "v1", "v2", "floor")
+	for _, name := range names {
+		fmt.Printf("%-30s", name)
+		for i := range parts {
+			sh := shapeOf(parts[i][name])
+			n := float64(max(sh.rows, 1))
+			fmt.Printf(" | %6d %7.1f %8.2f %8.2f %8.2f", sh.rows, float64(sh.buckets)/n, float64(sz[i][name].sec[1])/n,
+				float64(sz[i][name].sec[2])/n, sh.poisson/8/n)
+		}
+		fmt.Println()
+	}
+	fmt.Println()
+	return nil
+}
+
+// poissonBits is the entropy, in bits, of a Poisson count whose mean is
+// c: what a count c costs at the least when the events arrive
+// independently and the coder knows their rate.
+func poissonBits(c int64) float64 {
+	if c <= 0 {
+		return 0
+	}
+	if h, ok := poissonCache[c]; ok {
+		return h
+	}
+	l := float64(c)
+	var h float64
+	if c > 5000 {
+		h = 0.5 * math.Log2(2*math.Pi*math.E*l) // the normal approximation, within 1e-4 bit here
+	} else {
+		lp := -l // ln p(0)
+		for k := 0; ; k++ {
+			if k > 0 {
+				lp += math.Log(l) - math.Log(float64(k))
+			}
+			p := math.Exp(lp)
+			h -= p * lp / math.Ln2
+			if float64(k) > l && p < 1e-15 {
+				break
+			}
+		}
+	}
+	poissonCache[c] = h
+	return h
+}
+
+var poissonCache = map[int64]float64{}
 
 // commitCost times a durable second of ten datasets: one AppendBatch, and
 // ten Appends.
@@ -315,66 +540,106 @@ func (g *generator) second(i int, t time.Time) analytics.Second {
 	return s
 }
 
-func readTimes(ops []analytics.Second) error {
-	dir, err := os.MkdirTemp("", "bench-store-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dir)
+// heatName is the heat map readTimes reads back.
+const heatName = "syscall.latency"
+
+// readTimes appends a generated week of a 50-key breakdown, and an hour of
+// a recorded heat map (the recording's seconds over again), to two stores,
+// one writing chunks of format 1 and one of format 2, then times reads of
+// each, the two stores in turn.
+func readTimes(ops, heat []analytics.Second) error {
 	const week = 7 * 24 * 3600
 	end := time.Date(2026, 1, 8, 0, 0, 0, 0, time.UTC)
 	start := end.Add(-week * time.Second)
-	db, err := store.Open(dir, &store.Options{NoSync: true, Now: func() time.Time { return end }})
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	g := newGenerator(ops, 50)
-	began := time.Now()
-	var batch []store.Sample
-	var rows int64
-	for i := range week {
-		s := g.second(i, start.Add(time.Duration(i)*time.Second))
-		rows += int64(len(s.Rows))
-		batch = append(batch, store.Sample{Dataset: "syscall.ops[name]", Second: s})
-		if len(batch) == 3600 || i == week-1 {
+	var dbs [2]*store.DB
+	for v := 1; v <= 2; v++ {
+		dir, err := os.MkdirTemp("", "bench-store-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		db, err := store.Open(dir, &store.Options{NoSync: true, ChunkVersion: v, Now: func() time.Time { return end }})
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		dbs[v-1] = db
+		g := newGenerator(ops, 50)
+		began := time.Now()
+		var batch []store.Sample
+		var rows int64
+		for i := range week {
+			s := g.second(i, start.Add(time.Duration(i)*time.Second))
+			rows += int64(len(s.Rows))
+			batch = append(batch, store.Sample{Dataset: "syscall.ops[name]", Second: s})
+			if len(batch) == 3600 || i == week-1 {
+				if err := db.AppendBatch(batch); err != nil {
+					return err
+				}
+				batch = batch[:0]
+			}
+		}
+		var buckets int64
+		if len(heat) > 0 {
+			// The hour before end, the recording's seconds in turn.
+			span := heat[len(heat)-1].Time.Sub(heat[0].Time) + time.Second
+			var batch []store.Sample
+			for i := 0; i < 3600; i++ {
+				s := heat[i%len(heat)]
+				s.Time = end.Add(-time.Hour).Add(time.Duration(i/len(heat))*span + s.Time.Sub(heat[0].Time))
+				if !s.Time.Before(end) {
+					break
+				}
+				for _, r := range s.Rows {
+					buckets += int64(len(r.Buckets))
+				}
+				batch = append(batch, store.Sample{Dataset: heatName, Second: s})
+			}
 			if err := db.AppendBatch(batch); err != nil {
 				return err
 			}
-			batch = batch[:0]
 		}
+		if err := db.Flush(); err != nil {
+			return err
+		}
+		_, sec := db.TierSize("syscall.ops[name]", analytics.PerSecond)
+		_, min := db.TierSize("syscall.ops[name]", analytics.PerMinute)
+		fmt.Printf("Format %d: generated a week of a %d-key breakdown, %.1f keys a second on average, appended in %.1f s (hour batches, no fsync);\n",
+			v, len(g.keys), float64(rows)/week, time.Since(began).Seconds())
+		fmt.Printf("  on disk: seconds %.2f B/sample; minutes %d bytes; and an hour of %s (%d buckets)\n", float64(sec)/float64(rows), min, heatName, buckets)
 	}
-	if err := db.Flush(); err != nil {
-		return err
-	}
-	fmt.Printf("Generated: a week of a %d-key breakdown, %.1f keys a second on average, appended in %.1f s (hour batches, no fsync)\n",
-		len(g.keys), float64(rows)/week, time.Since(began).Seconds())
-	_, sec := db.TierSize("syscall.ops[name]", analytics.PerSecond)
-	_, min := db.TierSize("syscall.ops[name]", analytics.PerMinute)
-	fmt.Printf("  on disk: seconds %.2f B/sample; minutes %d bytes\n", float64(sec)/float64(rows), min)
-	lastHour := end.Add(-time.Hour)
 	for _, q := range []struct {
-		what     string
-		from, to time.Time
-		g        analytics.Granularity
+		what, name string
+		from, to   time.Time
+		g          analytics.Granularity
 	}{
-		{"one hour of per-second data", lastHour, end, analytics.PerSecond},
-		{"one week of per-minute data", start, end, analytics.PerMinute},
+		{"one hour of per-second data of the 50-key breakdown", "syscall.ops[name]", end.Add(-time.Hour), end, analytics.PerSecond},
+		{"one week of per-minute data of the 50-key breakdown", "syscall.ops[name]", start, end, analytics.PerMinute},
+		{"one hour of the per-second heat map " + heatName, heatName, end.Add(-time.Hour), end, analytics.PerSecond},
 	} {
-		var times []time.Duration
-		var n int
-		for range 7 {
-			t0 := time.Now()
-			got, err := db.Read("syscall.ops[name]", q.from, q.to, q.g)
-			if err != nil {
-				return err
-			}
-			times = append(times, time.Since(t0))
-			n = len(got)
+		if q.name == heatName && len(heat) == 0 {
+			continue
 		}
-		slices.Sort(times)
-		fmt.Printf("  read %s: %d intervals, median %.1f ms (min %.1f, max %.1f, of 7)\n", q.what, n,
-			ms(times[len(times)/2]), ms(times[0]), ms(times[len(times)-1]))
+		var times [2][]time.Duration
+		var n [2]int
+		for range 7 {
+			for v, db := range dbs {
+				t0 := time.Now()
+				got, err := db.Read(q.name, q.from, q.to, q.g)
+				if err != nil {
+					return err
+				}
+				times[v] = append(times[v], time.Since(t0))
+				n[v] = len(got)
+			}
+		}
+		fmt.Printf("  read %s, %d intervals:", q.what, n[1])
+		for v := range times {
+			t := times[v]
+			slices.Sort(t)
+			fmt.Printf(" format %d median %.1f ms (min %.1f, max %.1f);", v+1, ms(t[len(t)/2]), ms(t[0]), ms(t[len(t)-1]))
+		}
+		fmt.Println(" (7 reads each, the two formats in turn)")
 	}
 	return nil
 }

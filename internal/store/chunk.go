@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"hash/crc32"
+	"math"
 	"slices"
 	"time"
 
@@ -17,35 +18,39 @@ import (
 // A chunk holds one dataset's intervals of one tier in one window, in
 // columns (docs/format/store.md):
 //
-//	byte version (1) | crc32c(rest) uint32 LE | byte codec (0 raw, 1 zstd) |
-//	uvarint body length | body, compressed by codec
+//	byte version (2; 1 still read) | crc32c(rest) uint32 LE |
+//	uvarint sections | per section: byte codec (0 raw, 1 zstd, 2 huff0,
+//	3 FSE), uvarint raw length, uvarint length, bytes
 //
-// The body, before compression:
+// The sections, before compression:
 //
-//	times    uvarint n; n offsets from the window in steps, delta-of-delta
-//	samples  n × varint delta from the previous interval's
-//	keys     uvarint k; k keys, sorted
-//	table    uvarint t; t buckets (index, min, max), sorted, each a varint
-//	         delta from the previous
-//	presence k × (uvarint runs; runs alternately absent and present,
-//	         starting absent)
-//	values   k × (byte mode; one varint per present interval: the value,
-//	         its delta, or its delta-of-delta, whichever is shortest; a
+//	meta     uvarint n; n offsets from the window in steps, delta-of-delta;
+//	         n × Samples, varint delta from the previous interval's;
+//	         uvarint k; k keys, sorted; uvarint t; t buckets (index, min,
+//	         max), sorted, each a varint delta from the previous;
+//	         k × presence (uvarint runs; runs alternately absent and
+//	         present, starting absent)
+//	values   k × (byte mode; format 2: uvarint g, the values' greatest
+//	         common divisor, 0 when all are 0 and then nothing follows;
+//	         one varint per present interval: the value (over g), its
+//	         delta, or its delta-of-delta, whichever is shortest; a
 //	         distribution's value less the sum of its buckets)
-//	buckets  if t > 0: k × per present interval uvarint bucket count;
-//	         k × positions in the table (first a varint delta from the
-//	         previous interval's first, then uvarint gaps); k × counts,
-//	         each a varint delta from the same bucket's last count in
-//	         the key's column (0 before its first)
+//	format 2, if t > 0: the buckets of every row, range coded with
+//	         context mixing (dist.go)
+//	format 1, if t > 0: sizes, positions and counts (appendBuckets; the
+//	         counts range coded, rc.go)
 const (
-	chunkVersion = 1
+	chunkV1      = 1 // buckets in three sections: sizes, positions, counts
+	chunkV2      = 2 // buckets in one context-modelled stream (dist.go)
+	chunkVersion = chunkV2
 	codecRaw     = 0
 	codecZstd    = 1
 	codecHuff    = 2
 	codecFSE     = 3
 )
 
-// The body's sections, each compressed on its own.
+// The body's sections, each compressed on its own: version 1 has five,
+// version 2 three (its distributions are secDist).
 const (
 	secMeta = iota
 	secValues
@@ -53,19 +58,27 @@ const (
 	secPositions
 	secCounts
 	numSections
+
+	secDist       = secSizes
+	numSectionsV2 = secDist + 1
 )
 
-// Value column modes.
+// Value column modes, and from format 2 two flags: the values' greatest
+// common divisor follows (when not 1), or they are all zero.
 const (
 	modeRaw = iota
 	modeDelta
 	modeDoD
+
+	modeGCD  = 4
+	modeZero = 8
 )
 
 // codec compresses chunk bodies; one per store.
 type codec struct {
-	enc *zstd.Encoder
-	dec *zstd.Decoder
+	enc     *zstd.Encoder
+	dec     *zstd.Decoder
+	version byte // the version of the chunks it writes
 }
 
 func newCodec() (*codec, error) {
@@ -78,7 +91,7 @@ func newCodec() (*codec, error) {
 		enc.Close()
 		return nil, err
 	}
-	return &codec{enc: enc, dec: dec}, nil
+	return &codec{enc: enc, dec: dec, version: chunkVersion}, nil
 }
 
 func (c *codec) close() {
@@ -90,8 +103,8 @@ func (c *codec) close() {
 // starting at start, on multiples of step seconds).
 func (c *codec) encodeChunk(start, step int64, ivs []analytics.Second) []byte {
 	out := make([]byte, 5, 256)
-	out[0] = chunkVersion
-	secs := encodeBody(start, step, ivs)
+	out[0] = c.version
+	secs := encodeBody(c.version, start, step, ivs)
 	out = binary.AppendUvarint(out, uint64(len(secs)))
 	for _, sec := range secs {
 		out = c.appendSection(out, sec)
@@ -129,9 +142,10 @@ const entropyMax = 64 << 10
 // decodeChunk checks and decodes a chunk; a bad checksum or structure is
 // errCorrupt.
 func (c *codec) decodeChunk(start, step int64, b []byte) ([]analytics.Second, error) {
-	if len(b) < 6 || b[0] != chunkVersion || binary.LittleEndian.Uint32(b[1:]) != crc32.Checksum(b[5:], castagnoli) {
+	if len(b) < 6 || b[0] != chunkV1 && b[0] != chunkV2 || binary.LittleEndian.Uint32(b[1:]) != crc32.Checksum(b[5:], castagnoli) {
 		return nil, errCorrupt
 	}
+	version := b[0]
 	r := &reader{b: b[5:]}
 	n := r.count()
 	secs := make([][]byte, n)
@@ -148,10 +162,10 @@ func (c *codec) decodeChunk(start, step int64, b []byte) ([]analytics.Second, er
 		}
 		secs[i] = sec
 	}
-	if len(r.b) != 0 || len(secs) != numSections {
+	if len(r.b) != 0 || version == chunkV1 && len(secs) != numSections || version == chunkV2 && len(secs) != numSectionsV2 {
 		return nil, errCorrupt
 	}
-	return decodeBody(start, step, secs)
+	return decodeBody(version, start, step, secs)
 }
 
 func (c *codec) decodeSection(id byte, raw int, payload []byte) ([]byte, error) {
@@ -188,8 +202,11 @@ type column struct {
 }
 
 // encodeBody encodes intervals into the body's sections.
-func encodeBody(start, step int64, ivs []analytics.Second) [][]byte {
+func encodeBody(version byte, start, step int64, ivs []analytics.Second) [][]byte {
 	secs := make([][]byte, numSections)
+	if version == chunkV2 {
+		secs = secs[:numSectionsV2]
+	}
 	b := binary.AppendUvarint(nil, uint64(len(ivs)))
 	b = appendTimes(b, start, step, ivs)
 	cols, table := columns(ivs)
@@ -210,10 +227,14 @@ func encodeBody(start, step int64, ivs []analytics.Second) [][]byte {
 	}
 	secs[secMeta] = b
 	for _, c := range cols {
-		secs[secValues] = appendValues(secs[secValues], c.rows)
+		secs[secValues] = appendValues(secs[secValues], c.rows, version)
 	}
-	if len(table) > 0 {
+	switch {
+	case len(table) == 0:
+	case version == chunkV1:
 		appendBuckets(secs, cols, table)
+	default:
+		secs[secDist] = appendDist(cols, table)
 	}
 	return secs
 }
@@ -294,15 +315,41 @@ func appendRuns(b []byte, present []bool) []byte {
 
 // appendValues writes a column's values in the shortest of three modes.
 // A distribution's value is stored less the sum of its buckets (zero when
-// it is their sum, as it is for the agent's distributions).
-func appendValues(b []byte, rows []analytics.Row) []byte {
+// it is their sum, as it is for the agent's distributions). From version
+// 2, values are written divided by their greatest common divisor g, given
+// after the mode byte when it is not 1 (flag modeGCD); when they are all
+// zero the mode byte says so (flag modeZero) and nothing follows: bytes
+// counted by the sector or the page lose their zero bits.
+func appendValues(b []byte, rows []analytics.Row, version byte) []byte {
 	vals := make([]int64, len(rows))
 	for i, r := range rows {
 		vals[i] = r.Value - bucketSum(r.Buckets)
 	}
+	g := uint64(1)
+	if version >= chunkV2 {
+		g = 0
+		for _, v := range vals {
+			g = gcd(g, absU(v))
+		}
+		if g > math.MaxInt64 { // only MinInt64 and 0: left as they are
+			g = 1
+		}
+		if g > 1 {
+			for i := range vals {
+				vals[i] /= int64(g)
+			}
+		}
+	}
+	if version >= chunkV2 && g == 0 {
+		return append(b, modeRaw|modeZero)
+	}
 	var best []byte
 	for mode := modeRaw; mode <= modeDoD; mode++ {
 		enc := []byte{byte(mode)}
+		if version >= chunkV2 && g != 1 {
+			enc[0] |= modeGCD
+			enc = binary.AppendUvarint(enc, g)
+		}
 		var p1, p2 int64
 		for _, v := range vals {
 			switch mode {
@@ -320,6 +367,21 @@ func appendValues(b []byte, rows []analytics.Row) []byte {
 		}
 	}
 	return append(b, best...)
+}
+
+// absU is |v| (MinInt64's too).
+func absU(v int64) uint64 {
+	if v < 0 {
+		return -uint64(v)
+	}
+	return uint64(v)
+}
+
+func gcd(a, b uint64) uint64 {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
 }
 
 func bucketSum(bs []analytics.Bucket) int64 {
@@ -391,7 +453,7 @@ func dense(bs []analytics.Bucket, span int) bool {
 	return span <= 2*len(bs)+2
 }
 
-func decodeBody(start, step int64, secs [][]byte) ([]analytics.Second, error) {
+func decodeBody(version byte, start, step int64, secs [][]byte) ([]analytics.Second, error) {
 	r := &reader{b: secs[secMeta]}
 	n := r.count()
 	ivs := make([]analytics.Second, n)
@@ -422,14 +484,25 @@ func decodeBody(start, step int64, secs [][]byte) ([]analytics.Second, error) {
 	}
 	vr := &reader{b: secs[secValues]}
 	for _, c := range cols {
-		readValues(vr, c)
+		readValues(vr, c, version)
 	}
-	br := [numSections]*reader{secSizes: {b: secs[secSizes]}, secPositions: {b: secs[secPositions]},
-		secCounts: {b: secs[secCounts]}}
-	if len(table) > 0 {
-		readBuckets(br, cols, table)
+	readers := []*reader{r, vr}
+	switch version {
+	case chunkV1:
+		br := [numSections]*reader{secSizes: {b: secs[secSizes]}, secPositions: {b: secs[secPositions]},
+			secCounts: {b: secs[secCounts]}}
+		if len(table) > 0 {
+			readBuckets(br, cols, table)
+		}
+		readers = append(readers, br[secSizes], br[secPositions], br[secCounts])
+	default:
+		dr := &reader{b: secs[secDist]}
+		if len(table) > 0 {
+			readDist(dr, cols, table)
+		}
+		readers = append(readers, dr)
 	}
-	for _, x := range []*reader{r, vr, br[secSizes], br[secPositions], br[secCounts]} {
+	for _, x := range readers {
 		if x.err != nil || len(x.b) != 0 {
 			return nil, errCorrupt
 		}
@@ -479,8 +552,8 @@ func readRuns(r *reader, present []bool) {
 }
 
 // readValues reads a column's values (the values less their buckets'
-// sums, added back by readBuckets).
-func readValues(r *reader, c *column) {
+// sums, added back by readBuckets and readDist).
+func readValues(r *reader, c *column, version byte) {
 	np := 0
 	for _, p := range c.present {
 		if p {
@@ -488,6 +561,17 @@ func readValues(r *reader, c *column) {
 		}
 	}
 	mode := r.byte()
+	g := uint64(1)
+	switch {
+	case version >= chunkV2 && mode&modeZero != 0:
+		g, mode = 0, mode&^modeZero
+	case version >= chunkV2 && mode&modeGCD != 0:
+		mode &^= modeGCD
+		if g = r.uvarint(); g < 2 || g > math.MaxInt64 {
+			r.err = errCorrupt
+			return
+		}
+	}
 	if mode > modeDoD {
 		r.err = errCorrupt
 		return
@@ -495,6 +579,10 @@ func readValues(r *reader, c *column) {
 	c.rows = make([]analytics.Row, np)
 	var p1, p2 int64
 	for i := range c.rows {
+		if g == 0 {
+			c.rows[i] = analytics.Row{Key: c.key}
+			continue
+		}
 		d := r.varint()
 		var v int64
 		switch mode {
@@ -506,7 +594,7 @@ func readValues(r *reader, c *column) {
 			v = d + p1 + (p1 - p2)
 		}
 		p1, p2 = v, p1
-		c.rows[i] = analytics.Row{Key: c.key, Value: v}
+		c.rows[i] = analytics.Row{Key: c.key, Value: v * int64(g)}
 	}
 }
 

@@ -231,3 +231,36 @@ func (d *rcDecoder) count() int64 {
 	}
 	return int64(u - 1)
 }
+
+// bitP codes b with p1, the probability (in 4096ths, 1..4095) that b is
+// 1, given by a model outside the coder.
+func (e *rcEncoder) bitP(p1 uint32, b uint32) {
+	bound := (e.rng >> 12) * (4096 - p1)
+	if b == 0 {
+		e.rng = bound
+	} else {
+		e.low += uint64(bound)
+		e.rng -= bound
+	}
+	for e.rng < topValue {
+		e.rng <<= 8
+		e.shiftLow()
+	}
+}
+
+func (d *rcDecoder) bitP(p1 uint32) uint32 {
+	bound := (d.rng >> 12) * (4096 - p1)
+	var b uint32
+	if d.code < bound {
+		d.rng = bound
+	} else {
+		d.code -= bound
+		d.rng -= bound
+		b = 1
+	}
+	for d.rng < topValue {
+		d.rng <<= 8
+		d.code = d.code<<8 | uint32(d.next())
+	}
+	return b
+}

@@ -51,6 +51,11 @@ type Options struct {
 	// machine (not only of the process) can lose recent seconds or,
 	// worse, the file. For tests and benchmarks only.
 	NoSync bool
+	// ChunkVersion is the chunk format written: 0 is the newest (2).
+	// Version 1, the first, is there so that benchmarks can compare the
+	// two and tests can check that old chunks still read; every version
+	// reads whatever this is.
+	ChunkVersion int
 
 	// spans overrides the chunk windows (seconds per chunk) of a new
 	// store, for tests.
@@ -92,6 +97,9 @@ func Open(dir string, opts *Options) (*DB, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	if o.ChunkVersion < 0 || o.ChunkVersion > chunkVersion {
+		return nil, fmt.Errorf("store: chunk version %d: want 1 to %d", o.ChunkVersion, chunkVersion)
+	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
@@ -108,6 +116,9 @@ func Open(dir string, opts *Options) (*DB, error) {
 	if err != nil {
 		bdb.Close()
 		return nil, fmt.Errorf("store: %w", err)
+	}
+	if o.ChunkVersion != 0 {
+		c.version = byte(o.ChunkVersion)
 	}
 	db := &DB{bolt: bdb, codec: c, opts: o, series: map[string]*series{}}
 	db.keep = retentions(o)

@@ -496,20 +496,30 @@ func TestMeta(t *testing.T) {
 	}
 }
 
-// TestCorruptChunk flips bytes of one chunk in the file: the chunk is
-// reported and skipped, every other one reads as it was.
+// TestCorruptChunk flips bytes of one chunk in the file, of a counter
+// dataset and of a distribution dataset, in each chunk format: the chunk
+// is reported and skipped, every other one reads as it was.
 func TestCorruptChunk(t *testing.T) {
+	for _, name := range []string{"syscall.ops[execname][name]", "syscall.latency"} {
+		for _, version := range []int{1, 2} {
+			t.Run(fmt.Sprintf("%s/v%d", name, version), func(t *testing.T) { testCorruptChunk(t, name, version) })
+		}
+	}
+}
+
+func testCorruptChunk(t *testing.T, name string, version int) {
 	dir := t.TempDir()
-	db := open(t, dir, testOptions())
+	o := testOptions()
+	o.ChunkVersion = version
+	db := open(t, dir, o)
 	const n = 600 // chunks of 120 seconds: 4 closed, 1 open
 	fill(t, db, 0, n)
-	const name = "syscall.ops[execname][name]"
 	victim := 240 // the third chunk's window
 	var chunk []byte
 	if err := db.bolt.View(func(tx *bolt.Tx) error {
 		chunk = bytes.Clone(tx.Bucket(bucketChunks).Get(recKey(name, 0, sec(victim).Unix())))
 		return nil
-	}); err != nil || len(chunk) < 40 {
+	}); err != nil || len(chunk) < 40 || chunk[0] != byte(version) {
 		t.Fatalf("chunk: %d bytes, %v", len(chunk), err)
 	}
 	db.Close()
@@ -530,7 +540,7 @@ func TestCorruptChunk(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	db = open(t, dir, testOptions())
+	db = open(t, dir, o)
 	defer db.Close()
 	got := read(t, db, name, sec(0), sec(n), analytics.PerSecond)
 	if len(got) != n-120 {
