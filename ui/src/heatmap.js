@@ -40,11 +40,46 @@ export function grid(xs, intervals) {
   return { xs, cols, rows: mins.map((m) => ({ min: m, max: rows.get(m) })) };
 }
 
+// CROP is the share of events "crop outliers" drops from the top of the
+// y-range.
+export const CROP = 0.001;
+
+// crop is how many rows (from the bottom) keep all but at most CROP of
+// the window's events: the rows above, whose events add up to no more
+// than CROP of them, are dropped. It answers the rows kept and the
+// events dropped.
+export function crop(g) {
+  const perRow = g.rows.map(() => 0);
+  const rowOf = new Map(g.rows.map((r, i) => [r.min, i]));
+  let total = 0;
+  for (const col of g.cols) {
+    if (!col) continue;
+    for (const [min, c] of col) { perRow[rowOf.get(min)] += c; total += c; }
+  }
+  let keep = g.rows.length;
+  let dropped = 0;
+  while (keep > 1 && dropped + perRow[keep - 1] <= total * CROP) dropped += perRow[--keep];
+  return { keep, dropped, total };
+}
+
+// sumRect adds the counts of the cells in columns [c0, c1] and rows
+// [r0, r1] (indices into g.xs and g.rows).
+export function sumRect(g, c0, c1, r0, r1) {
+  let n = 0;
+  for (let x = c0; x <= c1; x++) {
+    const col = g.cols[x];
+    if (!col) continue;
+    for (let y = r0; y <= r1; y++) n += col.get(g.rows[y].min) || 0;
+  }
+  return n;
+}
+
 // shade maps counts to [0, 1]: linear in count, or by the count's rank
 // among the distinct counts of the window.
-export function shader(g, mode) {
+export function shader(g, mode, keep) {
   const counts = new Set();
-  for (const col of g.cols) if (col) for (const c of col.values()) counts.add(c);
+  const shown = new Set(g.rows.slice(0, keep === undefined ? g.rows.length : keep).map((r) => r.min));
+  for (const col of g.cols) if (col) for (const [min, c] of col) if (shown.has(min)) counts.add(c);
   const sorted = [...counts].sort((a, b) => a - b);
   const max = sorted.length ? sorted[sorted.length - 1] : 1;
   if (mode === 'rank') {
@@ -59,20 +94,133 @@ export class Heatmap {
     this.host = host;
     this.onHover = onHover;
     this.mode = 'rank';
+    this.crop = false;
+    this.long = false;
+    this.sel = null; // the selected rectangle: columns c0..c1, rows r0..r1
+    this.cursor = null; // the keyboard's cell
+    this.onSelect = null;
     this.canvas = document.createElement('canvas');
     this.canvas.className = 'heatmap';
+    this.canvas.tabIndex = 0;
     this.canvas.setAttribute('role', 'img');
-    this.canvas.setAttribute('aria-label', 'latency heat map');
+    this.canvas.setAttribute('aria-label', 'heat map: drag, or arrows and shift+arrows then Enter, to select a rectangle');
     this.canvas.height = HEIGHT;
     this.canvas.dataset.cells = '0';
     host.append(this.canvas);
     this.g = null;
     this.canvas.addEventListener('mousemove', (ev) => this.hover(ev));
     this.canvas.addEventListener('mouseleave', () => this.onHover(null));
+    this.canvas.addEventListener('mousedown', (ev) => this.press(ev));
+    this.canvas.addEventListener('keydown', (ev) => this.key(ev));
+  }
+
+  // index is the column and row under a point, clamped to the map.
+  index(ev) {
+    const g = this.g;
+    const rect = this.canvas.getBoundingClientRect();
+    const sx = this.canvas.width / rect.width;
+    const sy = this.canvas.height / rect.height;
+    const px = (ev.clientX - rect.left) * sx;
+    const py = (ev.clientY - rect.top) * sy;
+    const { w, h } = this.cell();
+    const clamp = (v, n) => Math.min(n - 1, Math.max(0, v));
+    return { c: clamp(Math.floor((px - LEFT) / w), g.xs.length), r: clamp(Math.floor((this.canvas.height - BOTTOM - py) / h), this.kept()) };
+  }
+
+  press(ev) {
+    if (!this.g || ev.button !== 0 || !this.kept()) return;
+    ev.preventDefault();
+    const a = this.index(ev);
+    this.sel = { c0: a.c, c1: a.c, r0: a.r, r1: a.r };
+    const move = (e) => {
+      const b = this.index(e);
+      this.sel = { c0: Math.min(a.c, b.c), c1: Math.max(a.c, b.c), r0: Math.min(a.r, b.r), r1: Math.max(a.r, b.r) };
+      this.draw();
+    };
+    const up = (e) => {
+      move(e);
+      window.removeEventListener('mousemove', move);
+      window.removeEventListener('mouseup', up);
+      this.select();
+    };
+    window.addEventListener('mousemove', move);
+    window.addEventListener('mouseup', up);
+  }
+
+  // key moves a cell cursor with the arrows; shift+arrows grow the
+  // selection from it; Enter selects it; Escape clears it.
+  key(ev) {
+    if (!this.g || !this.kept()) return;
+    const d = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, 1], ArrowDown: [0, -1] }[ev.key];
+    const n = this.g.xs.length;
+    const m = this.kept();
+    if (d) {
+      ev.preventDefault();
+      if (!this.cursor) this.cursor = { c: n - 1, r: 0 };
+      if (!ev.shiftKey || !this.sel) this.anchor = null;
+      const prev = { ...this.cursor };
+      this.cursor = { c: Math.min(n - 1, Math.max(0, prev.c + d[0])), r: Math.min(m - 1, Math.max(0, prev.r + d[1])) };
+      if (ev.shiftKey) {
+        if (!this.anchor) this.anchor = prev;
+        const a = this.anchor;
+        const b = this.cursor;
+        this.sel = { c0: Math.min(a.c, b.c), c1: Math.max(a.c, b.c), r0: Math.min(a.r, b.r), r1: Math.max(a.r, b.r) };
+      } else {
+        this.sel = { c0: this.cursor.c, c1: this.cursor.c, r0: this.cursor.r, r1: this.cursor.r };
+      }
+      const cell = this.g.cols[this.cursor.c];
+      const r = this.g.rows[this.cursor.r];
+      this.onHover(`${fmtTime(this.g.xs[this.cursor.c], this.long)}  [${fmtNs(r.min)}, ${fmtNs(r.max)}): ${fmtNum(cell ? cell.get(r.min) || 0 : 0)}`);
+      this.draw();
+    } else if (ev.key === 'Enter' && this.sel) {
+      ev.preventDefault();
+      this.select();
+    } else if (ev.key === 'Escape') {
+      this.sel = null;
+      this.cursor = null;
+      this.draw();
+      if (this.onSelect) this.onSelect(null);
+    }
+  }
+
+  // selection is the selected rectangle as times and bucket bounds:
+  // [from, to) seconds, [min, max) of the buckets, and its events.
+  selection() {
+    const g = this.g;
+    const s = this.sel;
+    if (!g || !s) return null;
+    const width = g.xs.length > 1 ? g.xs[1] - g.xs[0] : 1;
+    return { from: g.xs[s.c0], to: g.xs[s.c1] + width, min: g.rows[s.r0].min, max: g.rows[s.r1].max,
+      count: sumRect(g, s.c0, s.c1, s.r0, s.r1), ...s };
+  }
+
+  select() {
+    if (this.onSelect) this.onSelect(this.selection());
+  }
+
+  kept() {
+    return this.g ? (this.crop ? crop(this.g).keep : this.g.rows.length) : 0;
+  }
+
+  cell() {
+    const c = this.canvas;
+    return { w: (c.width - LEFT) / this.g.xs.length, h: (c.height - BOTTOM) / Math.max(1, this.kept()) };
   }
 
   update(xs, intervals) {
+    const prev = this.g;
     this.g = grid(xs, intervals);
+    // A live map moves a column a second: the selection moves with its
+    // times and buckets, or goes when they leave the window.
+    if (this.sel && prev) {
+      const s = this.sel;
+      const c0 = xs.indexOf(prev.xs[s.c0]);
+      const c1 = xs.indexOf(prev.xs[s.c1]);
+      const r0 = this.g.rows.findIndex((r) => r.min === prev.rows[s.r0].min);
+      const r1 = this.g.rows.findIndex((r) => r.min === prev.rows[s.r1].min);
+      this.sel = c0 < 0 || c1 < 0 || r0 < 0 || r1 < 0 ? null : { c0, c1, r0, r1 };
+      this.cursor = null;
+    }
     this.draw();
   }
 
@@ -85,11 +233,11 @@ export class Heatmap {
     ctx.fillStyle = cs.getPropertyValue('--chart-bg').trim() || '#fff';
     ctx.fillRect(0, 0, c.width, c.height);
     if (!g) return;
-    const w = (c.width - LEFT) / g.xs.length;
-    const nrows = Math.max(1, g.rows.length);
-    const h = (c.height - BOTTOM) / nrows;
-    const shade = shader(g, this.mode);
+    const keep = this.kept();
+    const { w, h } = this.cell();
+    const shade = shader(g, this.mode, keep);
     const rowOf = new Map(g.rows.map((r, i) => [r.min, i]));
+    const cr = this.crop ? crop(g) : { keep, dropped: 0, total: 0 };
     let cells = 0;
     let columns = 0;
     g.cols.forEach((col, x) => {
@@ -97,6 +245,7 @@ export class Heatmap {
       columns++;
       for (const [min, count] of col) {
         const y = rowOf.get(min);
+        if (y >= keep) continue;
         const t = shade(count);
         ctx.fillStyle = rampColor(t);
         ctx.globalAlpha = 0.3 + 0.7 * t; // faint cells fade into either theme's background
@@ -107,7 +256,25 @@ export class Heatmap {
     ctx.globalAlpha = 1;
     c.dataset.cells = String(cells);
     c.dataset.columns = String(columns);
+    c.dataset.rows = String(keep);
+    c.dataset.allRows = String(g.rows.length);
+    c.dataset.dropped = String(cr.dropped);
     this.axes(ctx, cs, w, h);
+    if (this.crop && cr.dropped) {
+      ctx.fillStyle = cs.getPropertyValue('--muted').trim() || '#666';
+      ctx.textBaseline = 'top';
+      ctx.textAlign = 'right';
+      ctx.fillText(`cropped: ${fmtNum(cr.dropped)} of ${fmtNum(cr.total)} events above ${fmtNs(g.rows[keep - 1].max)}`, c.width - 4, 2);
+      ctx.textAlign = 'left';
+    }
+    if (this.sel) {
+      const s = this.sel;
+      ctx.strokeStyle = cs.getPropertyValue('--accent').trim() || '#06f';
+      ctx.lineWidth = 2;
+      ctx.setLineDash([5, 3]);
+      ctx.strokeRect(LEFT + s.c0 * w, c.height - BOTTOM - (s.r1 + 1) * h, (s.c1 - s.c0 + 1) * w, (s.r1 - s.r0 + 1) * h);
+      ctx.setLineDash([]);
+    }
   }
 
   axes(ctx, cs, w, h) {
@@ -116,13 +283,19 @@ export class Heatmap {
     ctx.fillStyle = cs.getPropertyValue('--fg').trim() || '#000';
     ctx.font = '11px system-ui, sans-serif';
     ctx.textBaseline = 'middle';
-    const step = Math.max(1, Math.ceil(g.rows.length / 8));
-    g.rows.forEach((r, i) => {
+    const keep = this.kept();
+    const step = Math.max(1, Math.ceil(keep / 8));
+    g.rows.slice(0, keep).forEach((r, i) => {
       if (i % step) return;
       ctx.fillText(fmtNs(r.min), 4, c.height - BOTTOM - (i + 0.5) * h);
     });
     ctx.textBaseline = 'bottom';
-    for (let x = 0; x < g.xs.length; x += 15) ctx.fillText(fmtTime(g.xs[x]).slice(0, 8), LEFT + x * w, c.height - 2);
+    // A label about every 110 pixels.
+    const every = Math.max(1, Math.ceil(110 / w));
+    for (let x = 0; x < g.xs.length; x += every) {
+      const t = fmtTime(g.xs[x], this.long);
+      ctx.fillText(this.long ? t.slice(5, 16) : t.slice(0, 8), LEFT + x * w, c.height - 2);
+    }
   }
 
   // cellAt is the column and bucket under a point of the canvas.
@@ -130,11 +303,10 @@ export class Heatmap {
     const g = this.g;
     if (!g || px < LEFT) return null;
     const c = this.canvas;
-    const w = (c.width - LEFT) / g.xs.length;
-    const h = (c.height - BOTTOM) / Math.max(1, g.rows.length);
+    const { w, h } = this.cell();
     const x = Math.floor((px - LEFT) / w);
     const y = Math.floor((c.height - BOTTOM - py) / h);
-    if (x < 0 || x >= g.xs.length || y < 0 || y >= g.rows.length) return null;
+    if (x < 0 || x >= g.xs.length || y < 0 || y >= this.kept()) return null;
     const col = g.cols[x];
     const r = g.rows[y];
     return { time: g.xs[x], min: r.min, max: r.max, count: col ? col.get(r.min) || 0 : 0 };
@@ -143,7 +315,7 @@ export class Heatmap {
   hover(ev) {
     const rect = this.canvas.getBoundingClientRect();
     const cell = this.cellAt(ev.clientX - rect.left, ev.clientY - rect.top);
-    this.onHover(cell && `${fmtTime(cell.time)}  [${fmtNs(cell.min)}, ${fmtNs(cell.max)}): ${fmtNum(cell.count)}`);
+    this.onHover(cell && `${fmtTime(cell.time, this.long)}  [${fmtNs(cell.min)}, ${fmtNs(cell.max)}): ${fmtNum(cell.count)}`);
   }
 
   resize() {
@@ -157,4 +329,20 @@ export class Heatmap {
   destroy() {
     this.canvas.remove();
   }
+}
+
+// keyCounts adds, per breakdown key, the counts of the buckets whose
+// lower bound is in [min, max) in the intervals of [from, to): the
+// events of a selected rectangle by key. max undefined is no bound.
+export function keyCounts(intervals, from, to, min, max) {
+  const out = new Map();
+  for (const iv of intervals) {
+    if (iv.sample < from || iv.sample >= to || !iv.data) continue;
+    for (const k of iv.data.data || []) {
+      let n = 0;
+      for (const b of k.buckets || []) if (b.min >= min && (max === undefined || max === null || b.min < max)) n += b.count;
+      if (n) out.set(k.key, (out.get(k.key) || 0) + n);
+    }
+  }
+  return [...out].map(([key, count]) => ({ key, count })).sort((a, b) => b.count - a.count || (a.key < b.key ? -1 : 1));
 }

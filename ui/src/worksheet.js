@@ -1,10 +1,13 @@
 // The worksheet view: datasets on one shared time axis, live every second,
 // with drill-down from a breakdown's legend.
 import { call, dsPath, wsPath, drillSpec, ApiError } from './api.js';
-import { axis } from './series.js';
+import { extremes } from './series.js';
 import { Chart, modeButton } from './chart.js';
-import { Heatmap } from './heatmap.js';
-import { el, clear, fmtNum } from './util.js';
+import { Heatmap, keyCounts } from './heatmap.js';
+import { Flame, stackBreakdown } from './flame.js';
+import { TimeWindow, PRESETS } from './timewin.js';
+import { rows as csvRows, toCSV } from './csv.js';
+import { el, clear, fmtNum, fmtNs, fmtTime } from './util.js';
 import { toast, app } from './state.js';
 
 export const WINDOW = 60;
@@ -37,7 +40,13 @@ class Panel {
     const tools = el('span', { class: 'tools' });
     const head = el('header', {}, el('h3', { text: this.name }), el('span', { class: 'unit', text: `${ds.kind}, ${ds.unit || ''}${ds.suspended ? ' — suspended' : ''}` }), tools,
       el('button', { type: 'button', class: 'small', 'aria-label': 'remove ' + this.name + ' from the worksheet', text: 'Remove', onclick: () => this.ws.remove(this.name) }));
-    if (ds.kind === 'distribution') {
+    this.minmax = el('span', { class: 'minmax', 'aria-live': 'off' });
+    if (stackBreakdown(ds) >= 0) {
+      this.view = new Flame(this.plot, ds, (text) => {
+        this.hovering = !!text;
+        if (text) this.readout.textContent = text;
+      });
+    } else if (ds.kind === 'distribution') {
       this.view = new Heatmap(this.plot, (text) => {
         this.hovering = !!text;
         if (text) this.readout.textContent = text;
@@ -45,26 +54,34 @@ class Panel {
       const sel = el('select', { 'aria-label': 'shading', class: 'shading' },
         el('option', { value: 'rank', text: 'rank shading' }), el('option', { value: 'linear', text: 'linear shading' }));
       sel.addEventListener('change', () => { this.view.mode = sel.value; this.view.draw(); });
-      tools.append(sel);
+      const crop = el('input', { type: 'checkbox', class: 'crop' });
+      crop.addEventListener('change', () => { this.view.crop = crop.checked; this.view.draw(); });
+      tools.append(sel, el('label', { class: 'check', title: 'drop the top 0.1% of events from the y-range' }, crop, 'crop outliers'));
+      this.view.onSelect = (sel) => this.selected(sel);
     } else {
       this.view = new Chart(this.plot, ds, (idx) => this.showReadout(idx));
       if ((ds.breakdowns || []).length) tools.append(modeButton(this.view, () => { this.view.sig = ''; this.redraw(); }));
     }
-    this.root.append(head, this.plot, this.readout, this.legend);
+    this.selection = el('div', { class: 'selection', hidden: true });
+    this.root.append(head, this.plot, el('div', { class: 'readouts' }, this.readout, this.minmax), this.legend, this.selection);
   }
 
-  // poll reads the last WINDOW seconds the agent completed.
-  async poll() {
-    if (!this.ds || this.busy) return;
-    this.busy = true;
+  // poll reads the window's intervals (the query of a TimeWindow, whose
+  // intervals are width seconds); each interval's sample becomes its
+  // start in seconds. It answers how many intervals have data.
+  async poll(query, width) {
+    if (!this.ds) return 0;
     try {
-      const r = await call('GET', dsPath(this.name) + '/data?seconds=' + WINDOW);
-      this.intervals = Array.isArray(r.data) ? r.data : r.data ? [r.data] : [];
+      const r = await call('GET', dsPath(this.name) + '/data?' + query);
+      const ivs = Array.isArray(r.data) ? r.data : r.data ? [r.data] : [];
+      for (const iv of ivs) iv.sample *= width;
+      this.intervals = ivs;
+      this.width = width;
     } catch (e) {
+      this.intervals = [];
       this.readout.textContent = e.message;
-    } finally {
-      this.busy = false;
     }
+    return this.intervals.filter((iv) => iv.data && iv.samples).length;
   }
 
   last() {
@@ -75,14 +92,100 @@ class Panel {
     if (!this.view) return;
     this.xs = xs || this.xs;
     if (!this.xs) return;
+    this.view.long = this.ws.win.span > 86400;
+    this.view.markers = this.ws.markers;
     this.view.update(this.xs, this.intervals);
+    this.showExtremes();
     if (this.view instanceof Chart) {
       this.drawLegend();
       if (!this.hovering) this.showReadout(null);
+    } else if (this.view instanceof Flame) {
+      if (!this.hovering) this.readout.textContent = this.view.summary();
     } else if (!this.hovering) {
       const last = this.intervals[this.intervals.length - 1];
       this.readout.textContent = last ? `${last.startTime}Z  ${fmtNum(last.data ? last.data.value : 0)} events` : '';
     }
+  }
+
+  // extremes is the total's lowest and highest interval on the axis.
+  extremes() {
+    if (!this.xs) return null;
+    const index = new Map(this.xs.map((x, i) => [x, i]));
+    const total = this.xs.map(() => null);
+    for (const iv of this.intervals) {
+      const i = index.get(iv.sample);
+      if (i !== undefined && iv.data) total[i] = iv.data.value;
+    }
+    const e = extremes(total);
+    return e && { min: { t: this.xs[e.min], v: total[e.min] }, max: { t: this.xs[e.max], v: total[e.max] } };
+  }
+
+  showExtremes() {
+    const e = this.ws.markers && this.extremes();
+    this.minmax.hidden = !e;
+    if (!e) return;
+    const long = this.ws.win.span > 86400;
+    this.minmax.dataset.min = String(e.min.v);
+    this.minmax.dataset.max = String(e.max.v);
+    this.minmax.dataset.maxTime = String(e.max.t);
+    this.minmax.textContent = `min ${fmtNum(e.min.v)} at ${fmtTime(e.min.t, long)} · max ${fmtNum(e.max.v)} at ${fmtTime(e.max.t, long)}`;
+  }
+
+  // selected shows a heat map's selected rectangle: its events by this
+  // dataset's own breakdown (exact: the same data), and buttons that break
+  // it down by another, read from the dataset with that breakdown added
+  // (created, and put under this one, when it does not exist: it records
+  // from then on, so only seconds after its creation are covered).
+  selected(sel) {
+    const box = clear(this.selection);
+    box.hidden = !sel;
+    if (!sel) return;
+    const long = this.ws.win.span > 86400;
+    Object.assign(box.dataset, { from: String(sel.from), to: String(sel.to), min: String(sel.min), max: sel.max === undefined ? '' : String(sel.max), count: String(sel.count) });
+    box.append(el('p', { class: 'what', text: `Selected ${fmtTime(sel.from, long)} – ${fmtTime(sel.to, long)}, [${fmtNs(sel.min)}, ${fmtNs(sel.max)}): ${fmtNum(sel.count)} events` }));
+    if ((this.ds.breakdowns || []).length) box.append(this.keyTable(this.name, keyCounts(this.intervals, sel.from, sel.to, sel.min, sel.max), sel.count));
+    const st = app.stats.get(this.ds.statistic);
+    const used = new Set([...(this.ds.breakdowns || []), ...(this.ds.filters || []).map((f) => f.breakdown)]);
+    const choices = (st ? st.breakdowns : []).map((b) => b.name).filter((b) => !used.has(b));
+    if (!choices.length) return;
+    this.byOther = el('div', { class: 'by-other' });
+    box.append(el('div', { class: 'choices', role: 'group', 'aria-label': 'break the selection down by' }, el('span', { text: 'by ' }),
+      choices.map((b) => el('button', { type: 'button', class: 'small', 'data-breakdown': b, text: b, onclick: () => this.selectionBy(sel, b) }))), this.byOther);
+  }
+
+  async selectionBy(sel, by) {
+    const out = clear(this.byOther);
+    try {
+      const name = await this.ws.ensure(this.name + '[' + by + ']');
+      if (!this.ws.panels.has(name)) await this.ws.add(name, this.name);
+      const w = this.ws.win;
+      const q = `start=${new Date(sel.from * 1000).toISOString().replace('.000Z', 'Z')}&seconds=${sel.to - sel.from}&granularity=${w.tier}`;
+      const r = await call('GET', dsPath(name) + '/data?' + q);
+      const ivs = Array.isArray(r.data) ? r.data : r.data ? [r.data] : [];
+      for (const iv of ivs) iv.sample *= w.width;
+      const counts = keyCounts(ivs, sel.from, sel.to, sel.min, sel.max);
+      const sum = counts.reduce((a, c) => a + c.count, 0);
+      out.append(this.keyTable(name, counts, null),
+        el('p', { class: 'hint', text: `from ${name}, a dataset of its own: its keys add up to ${fmtNum(sum)} of the selection's ${fmtNum(sel.count)} events for the seconds it recorded` }));
+    } catch (e) {
+      out.append(el('p', { class: 'error', text: e.message }));
+    }
+  }
+
+  // keyTable lists a selection's events by key.
+  keyTable(name, counts, total) {
+    const sum = counts.reduce((a, c) => a + c.count, 0);
+    return el('table', { class: 'bykey', 'data-dataset': name },
+      el('caption', { text: `${name}: ${fmtNum(sum)}${total !== null ? ' of ' + fmtNum(total) : ''} events in the selection` }),
+      el('thead', {}, el('tr', {}, el('th', { text: 'key' }), el('th', { text: 'events' }))),
+      el('tbody', {}, counts.length ? counts.map((c) => el('tr', { 'data-key': c.key }, el('td', { text: c.key }), el('td', { class: 'num', text: String(c.count) })))
+        : el('tr', {}, el('td', { colspan: 2, text: 'none recorded in the selection' }))));
+  }
+
+  // csv is the panel's rows of the CSV export: its intervals on the axis.
+  csv() {
+    if (!this.xs || !this.ds) return [];
+    return csvRows(this.name, this.ws.win.tier, this.intervals, this.xs[0], this.xs[this.xs.length - 1] + this.width);
   }
 
   showReadout(idx) {
@@ -170,6 +273,9 @@ export class Worksheet {
     this.ws = null;
     this.panels = new Map();
     this.timer = null;
+    this.win = new TimeWindow(WINDOW);
+    this.markers = false;
+    this.xs = null;
   }
 
   async render(id) {
@@ -180,11 +286,16 @@ export class Worksheet {
     if (id) {
       try {
         this.ws = (await call('GET', wsPath(id))).worksheet;
+        if (!this.win || this.win.wsID !== this.ws.id) {
+          this.win = new TimeWindow(this.ws.seconds || WINDOW);
+          this.win.wsID = this.ws.id;
+        }
       } catch (e) {
         toast(e.message, true);
       }
     }
     this.main.append(this.toolbar(list));
+    if (this.ws) this.main.append(this.timebar());
     this.panelsEl = el('div', { class: 'panels' });
     this.main.append(this.panelsEl);
     if (!this.ws) {
@@ -216,6 +327,79 @@ export class Worksheet {
       form);
   }
 
+  // timebar is the time toolbar: move, pause and zoom the window every
+  // panel shares, show a preset span, min/max markers, CSV export.
+  timebar() {
+    const b = (id, text, label, onclick) => el('button', { id, type: 'button', class: 'small', text, 'aria-label': label, title: label, onclick });
+    const move = (f) => () => { f(); this.moved(); };
+    const now = () => Date.now() / 1000;
+    const last = () => (this.xs ? this.xs[this.xs.length - 1] : now());
+    this.rangeEl = el('span', { id: 't-range', class: 'range', 'aria-live': 'polite' });
+    this.pauseBtn = b('t-pause', 'Pause', 'pause: stop following now', () => {
+      if (this.win.live) this.win.pause(last());
+      else this.win.toNow();
+      this.moved();
+    });
+    this.presetBtns = PRESETS.map(([id, text, span]) => b('t-' + id, text, 'show ' + text, move(() => this.win.show(span))));
+    this.markersBtn = b('t-minmax', 'Min/max', 'mark the minimum and maximum', () => {
+      this.markers = !this.markers;
+      this.redrawAll();
+    });
+    const bar = el('div', { class: 'toolbar timebar', role: 'toolbar', 'aria-label': 'time' },
+      b('t-back', '◀ Back', 'back half a window', move(() => this.win.back(last()))),
+      b('t-fwd', 'Forward ▶', 'forward half a window', move(() => this.win.forward(now()))),
+      b('t-now', 'Now ▶▶', 'forward to now', move(() => this.win.toNow())),
+      this.pauseBtn,
+      b('t-zoomin', 'Zoom in', 'zoom in: half the span', move(() => this.win.zoom(0.5))),
+      b('t-zoomout', 'Zoom out', 'zoom out: twice the span', move(() => this.win.zoom(2))),
+      el('span', { class: 'sep', 'aria-hidden': 'true' }), ...this.presetBtns,
+      el('span', { class: 'sep', 'aria-hidden': 'true' }), this.markersBtn,
+      b('t-csv', 'Export CSV', 'export the visible data as CSV', () => this.exportCSV()),
+      this.rangeEl);
+    this.showWindow();
+    return bar;
+  }
+
+  // moved reads the window anew after the toolbar changed it.
+  moved() {
+    this.showWindow();
+    this.tick(true);
+  }
+
+  showWindow() {
+    if (!this.rangeEl) return;
+    const w = this.win;
+    this.pauseBtn.textContent = w.live ? 'Pause' : 'Resume';
+    this.pauseBtn.setAttribute('aria-pressed', String(!w.live));
+    for (const [i, [, , span]] of PRESETS.entries()) this.presetBtns[i].setAttribute('aria-pressed', String(w.span === span));
+    this.markersBtn.setAttribute('aria-pressed', String(this.markers));
+    const long = w.span > 86400;
+    const xs = this.xs;
+    const range = xs ? `${fmtTime(xs[0], long)} – ${fmtTime(xs[xs.length - 1] + w.width, long)}` : '';
+    this.rangeEl.textContent = `${range}  per ${w.tier}${w.coarser ? ' (finer data gone)' : ''}${w.live ? ' · live' : ' · paused'}`;
+    Object.assign(this.rangeEl.dataset, { tier: w.tier, live: String(w.live), span: String(w.span),
+      from: xs ? String(xs[0]) : '', to: xs ? String(xs[xs.length - 1] + w.width) : '' });
+  }
+
+  redrawAll() {
+    this.panels.forEach((p) => p.redraw(this.xs));
+    this.showWindow();
+  }
+
+  // exportCSV downloads the visible data of every panel.
+  exportCSV() {
+    const all = [];
+    this.panels.forEach((p) => all.push(...p.csv()));
+    const blob = new Blob([toCSV(all)], { type: 'text/csv' });
+    const from = this.xs ? new Date(this.xs[0] * 1000).toISOString().slice(0, 19).replace(/:/g, '') : 'empty';
+    const a = el('a', { href: URL.createObjectURL(blob), download: `sonde-${(this.ws ? this.ws.name : 'worksheet').replace(/[^\w.-]+/g, '_')}-${from}Z.csv` });
+    document.body.append(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(a.href), 60000);
+    toast(`exported ${all.length} rows`);
+  }
+
   async create(name) {
     if (!name) { toast('give the worksheet a name', true); return; }
     try {
@@ -231,7 +415,7 @@ export class Worksheet {
     if (!this.ws) return;
     if (!name || name === this.ws.name) name = this.ws.name + ' (copy)';
     try {
-      const ws = (await call('POST', '/worksheets', { name, datasets: this.ws.datasets, seconds: WINDOW })).worksheet;
+      const ws = (await call('POST', '/worksheets', { name, datasets: this.ws.datasets, seconds: this.win.span })).worksheet;
       location.hash = '#/worksheet/' + encodeURIComponent(ws.id);
     } catch (e) {
       toast(e.message, true);
@@ -242,7 +426,7 @@ export class Worksheet {
   async save(extra) {
     if (!this.ws) return;
     try {
-      this.ws = (await call('PUT', wsPath(this.ws.id), { datasets: this.ws.datasets, seconds: WINDOW, ...extra })).worksheet;
+      this.ws = (await call('PUT', wsPath(this.ws.id), { datasets: this.ws.datasets, seconds: this.win.span, ...extra })).worksheet;
       toast('saved ' + this.ws.name);
       if (extra.name) { const o = this.main.querySelector(`#ws-open option[value="${CSS.escape(this.ws.id)}"]`); if (o) o.textContent = this.ws.name; }
     } catch (e) {
@@ -286,7 +470,7 @@ export class Worksheet {
     this.ws.datasets.splice(at, 0, name);
     await this.addPanel(name, after);
     await this.save({});
-    this.tick();
+    this.tick(true);
   }
 
   async drill(parent, values, by) {
@@ -312,7 +496,7 @@ export class Worksheet {
 
   start() {
     this.stop();
-    this.tick();
+    this.tick(true);
     this.timer = setInterval(() => this.tick(), 1000);
     this.onResize = () => this.panels.forEach((p) => p.view && p.view.resize());
     window.addEventListener('resize', this.onResize);
@@ -324,15 +508,34 @@ export class Worksheet {
     if (this.onResize) window.removeEventListener('resize', this.onResize);
   }
 
-  // tick polls every panel, then draws them all on one axis ending at the
-  // latest second any of them has.
-  async tick() {
-    const panels = [...this.panels.values()];
-    await Promise.all(panels.map((p) => p.poll()));
-    const last = Math.max(0, ...panels.map((p) => p.last()));
-    if (!last) return;
-    const xs = axis(last, WINDOW);
-    for (const p of panels) p.redraw(xs);
+  // tick reads every panel's window, then draws them all on one axis: a
+  // live window every second (every 10 s at minutes or hours) ending at
+  // the latest interval any panel has, a fixed one once when it moves
+  // (force). Where a fixed window's tier has no data in any panel (its
+  // retention passed), the next coarser tier is read.
+  async tick(force) {
+    const w = this.win;
+    if (!force && (!w.live || (w.tier !== 'second' && Date.now() - this.fetched < 10000))) return;
+    if (this.ticking) { this.again = true; return; }
+    this.ticking = true;
+    try {
+      const panels = [...this.panels.values()];
+      for (;;) {
+        const q = w.query();
+        const counts = await Promise.all(panels.map((p) => p.poll(q, w.width)));
+        if (!w.live && panels.length && counts.every((c) => c === 0) && w.fallBack()) continue;
+        break;
+      }
+      this.fetched = Date.now();
+      const last = Math.max(0, ...panels.map((p) => p.last()));
+      if (w.live && !last) return;
+      this.xs = w.xs(last);
+      for (const p of panels) p.redraw(this.xs);
+      this.showWindow();
+    } finally {
+      this.ticking = false;
+      if (this.again) { this.again = false; this.tick(true); }
+    }
   }
 
   highlight(key) {
