@@ -2,6 +2,7 @@ package test
 
 import (
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	cdpbrowser "github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
@@ -244,7 +246,7 @@ func (p *page) waitJSFor(expr string, limit time.Duration) {
 // status is the page's status line and panels, for failures.
 func (p *page) status() string {
 	var s string
-	_ = chromedp.Run(p.ctx, chromedp.Evaluate(`document.getElementById("toast").textContent + "\n" + document.getElementById("main").innerText.slice(0, 3000)`, &s))
+	_ = chromedp.Run(p.ctx, chromedp.Evaluate(`document.getElementById("toast").textContent + "\n" + JSON.stringify({...(document.querySelector("#t-range") || {}).dataset}) + " xs " + (window.sondeUI && sondeUI.sheet.xs && [sondeUI.sheet.xs[0], sondeUI.sheet.xs.length]) + "\n" + document.getElementById("main").innerText.slice(0, 3000)`, &s))
 	return s
 }
 
@@ -265,7 +267,8 @@ func (p *page) add(spec string) {
 func (p *page) shot(path string) {
 	p.t.Helper()
 	var png []byte
-	p.run(chromedp.FullScreenshot(&png, 100))
+	// From the top: the sticky time toolbar would sit over a panel.
+	p.run(chromedp.Evaluate(`window.scrollTo(0, 0)`, nil), chromedp.FullScreenshot(&png, 100))
 	if err := os.WriteFile(path, png, 0o644); err != nil {
 		p.t.Fatal(err)
 	}
@@ -339,4 +342,340 @@ func checkAgentHas(t *testing.T, s *sonded, name, predicate string) {
 	}
 	b, _ := json.Marshal(list)
 	t.Errorf("the agent has no dataset %s: %s", name, b)
+}
+
+// The time toolbar, heat-map crop and selection, and flame graphs, in
+// real Chromium against a real agent tracing a real dd. Every number the
+// page shows is checked against the agent's own answer for the same
+// window: the min/max markers, the CSV export, the events of a selected
+// rectangle (by key too) and a flame graph's total. Screenshots go to
+// $SONDE_UI_SCREENSHOTS as in TestUI.
+func TestUIAnalysis(t *testing.T) {
+	shots := os.Getenv("SONDE_UI_SCREENSHOTS")
+	if shots == "" {
+		shots = t.TempDir()
+	}
+	s := startSonded(t, t.TempDir(), "--budget", "-1")
+	name, dd := uniqueDD(t, "uiandd")
+	writeLoop(t, dd)
+	ctx := browser(t)
+	downloads := t.TempDir()
+	b := &page{t: t, ctx: ctx}
+	b.run(cdpbrowser.SetDownloadBehavior(cdpbrowser.SetDownloadBehaviorBehaviorAllow).WithDownloadPath(downloads))
+	b.run(chromedp.Navigate("http://" + s.addr + "/"))
+	b.waitJS(`document.body.dataset.ready === "1"`)
+	b.run(chromedp.SetValue("#ws-name", "analysis", chromedp.ByQuery), chromedp.Click("#ws-new", chromedp.ByQuery))
+	b.waitJS(`!document.querySelector("#add-btn").disabled && !!document.querySelector("#t-pause")`)
+	ops := "syscall.ops[execname]"
+	flame := "fault.ops[execname=" + name + "][stack]"
+	for _, d := range []string{ops, "syscall.latency", flame} {
+		b.add(d)
+	}
+	// Ten seconds of data in each, the dd's page faults in the flame graph.
+	b.waitJSFor(`(() => { const p = sondeUI.sheet.panels; return p.get("syscall.ops[execname]").intervals.filter((i) => i.data).length >= 10 &&
+		Number(document.querySelector('section.panel[data-name="syscall.latency"] canvas.heatmap').dataset.columns) >= 10 &&
+		Number((document.querySelector(".flame") || {dataset: {}}).dataset.total) > 0; })()`, 2*time.Minute)
+
+	// Pause: the window stops where it is; what the page shows from now on
+	// is final, and the agent answers the same window the same.
+	b.run(chromedp.Click("#t-pause", chromedp.ByQuery))
+	b.waitJS(`document.querySelector("#t-range").dataset.live === "false"`)
+	from, to := b.window()
+	if to-from != 60 {
+		t.Fatalf("a minute's window is [%d, %d)", from, to)
+	}
+	tail := `sondeUI.sheet.xs && sondeUI.sheet.xs[sondeUI.sheet.xs.length - 1] === ` + strconv.FormatInt(to-1, 10)
+	b.waitJS(tail)
+
+	// Min/max markers: the total's extremes over the window, as the agent has them.
+	b.run(chromedp.Click("#t-minmax", chromedp.ByQuery))
+	opsSel := `section.panel[data-name="syscall.ops[execname]"]`
+	b.waitJS(`!document.querySelector('` + opsSel + ` .minmax').hidden`)
+	agent := s.window(ops, from, to, "second")
+	lo, hi := int64(-1), int64(-1)
+	for _, iv := range agent {
+		v := iv.Data.Value
+		if lo < 0 || v < lo {
+			lo = v
+		}
+		if v > hi {
+			hi = v
+		}
+	}
+	var mm map[string]string
+	b.run(chromedp.Evaluate(`({...document.querySelector('`+opsSel+` .minmax').dataset})`, &mm))
+	if mm["min"] != strconv.FormatInt(lo, 10) || mm["max"] != strconv.FormatInt(hi, 10) {
+		t.Errorf("min/max markers %v; the agent's window has min %d, max %d", mm, lo, hi)
+	}
+
+	// CSV export: the dd's count in every second of the window, exactly.
+	b.run(chromedp.Click("#t-csv", chromedp.ByQuery))
+	rows := readCSV(t, downloads)
+	want := map[string]string{}
+	for _, iv := range agent {
+		for _, k := range iv.Data.Data {
+			if k.Key == name {
+				want[time.Unix(iv.Sample, 0).UTC().Format(time.RFC3339)] = strconv.FormatInt(k.Value, 10)
+			}
+		}
+	}
+	got := map[string]string{}
+	for _, r := range rows {
+		if r[2] == ops && r[3] == name {
+			got[r[0]] = r[6]
+		}
+	}
+	if len(want) == 0 || fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("CSV rows of %s in %s:\n got %v\nwant %v", name, ops, got, want)
+	}
+	if rows[0][0] != "time" || rows[0][6] != "value" {
+		t.Errorf("CSV header %v", rows[0])
+	}
+
+	// A rectangle of the heat map: its events, as the agent's buckets add up.
+	heat := `section.panel[data-name="syscall.latency"]`
+	b.drag(heat+" canvas.heatmap", 0.8, 0.02, 0.995, 0.9)
+	b.waitJS(`!document.querySelector('` + heat + ` .selection').hidden`)
+	var sel map[string]string
+	b.run(chromedp.Evaluate(`({...document.querySelector('`+heat+` .selection').dataset})`, &sel))
+	if n := s.rectCount("syscall.latency", sel, ""); strconv.FormatInt(n, 10) != sel["count"] || n == 0 {
+		t.Errorf("the selection %v counts %s events; the agent's buckets add up to %d", sel, sel["count"], n)
+	}
+	// The keyboard selects too: a cell, then shift+arrows grow it.
+	b.run(chromedp.Focus(heat+" canvas.heatmap", chromedp.ByQuery), chromedp.KeyEvent(kb.ArrowLeft),
+		chromedp.KeyEvent(kb.ArrowLeft, chromedp.KeyModifiers(input.ModifierShift)), chromedp.KeyEvent(kb.ArrowUp, chromedp.KeyModifiers(input.ModifierShift)),
+		chromedp.KeyEvent("\r"))
+	b.waitJS(`(() => { const d = document.querySelector('` + heat + ` .selection').dataset; return d.to - d.from === 2 && d.to === "` + strconv.FormatInt(to-1, 10) + `"; })()`)
+	b.run(chromedp.Evaluate(`({...document.querySelector('`+heat+` .selection').dataset})`, &sel))
+	if n := s.rectCount("syscall.latency", sel, ""); strconv.FormatInt(n, 10) != sel["count"] {
+		t.Errorf("the keyboard's selection %v counts %s events; the agent's buckets add up to %d", sel, sel["count"], n)
+	}
+
+	// Crop outliers: the rows above the 99.9th percentile go, holding at
+	// most 0.1% of the window's events.
+	b.run(chromedp.Click(heat+" input.crop", chromedp.ByQuery))
+	var crop []float64
+	b.run(chromedp.Evaluate(`(() => { const c = document.querySelector('`+heat+` canvas.heatmap'), g = sondeUI.sheet.panels.get("syscall.latency").view.g;
+		let total = 0; for (const col of g.cols) if (col) for (const n of col.values()) total += n;
+		return [Number(c.dataset.rows), Number(c.dataset.allRows), Number(c.dataset.dropped), total]; })()`, &crop))
+	if crop[0] > crop[1] || crop[2]*1000 > crop[3] || crop[3] == 0 {
+		t.Errorf("crop outliers: rows kept, all rows, events dropped, events: %v", crop)
+	}
+
+	// The flame graph sums the window's stacks: its total is the agent's.
+	fl := fmt.Sprintf(`section.panel[data-name=%q] .flame`, flame)
+	var sum int64
+	for _, iv := range s.window(flame, from, to, "second") {
+		sum += iv.Data.Value
+	}
+	b.waitJS(fmt.Sprintf(`document.querySelector(%q).dataset.total === "%d"`, fl, sum))
+	// Clicking a frame zooms to it: it takes the whole width.
+	frame := fl + ` .frame[data-path="vmlinux` + "`" + `asm_exc_page_fault"]`
+	b.run(chromedp.Click(frame, chromedp.ByQuery))
+	b.waitJS(fmt.Sprintf(`document.querySelector(%q).dataset.zoom === "vmlinux`+"`"+`asm_exc_page_fault" && document.querySelector(%q).style.width === "100%%"`, fl, frame))
+	b.shotOf(fmt.Sprintf(`section.panel[data-name=%q]`, flame), filepath.Join(shots, "flamegraph.png"))
+	b.run(chromedp.Click(fl+` .frame[data-path=""]`, chromedp.ByQuery))
+	b.waitJS(fmt.Sprintf(`document.querySelector(%q).dataset.zoom === ""`, fl))
+	b.shot(filepath.Join(shots, "toolbar.png"))
+
+	// Back half a window, forward again, zoom, then forward to now.
+	b.run(chromedp.Click("#t-back", chromedp.ByQuery))
+	b.waitJS(fmt.Sprintf(`document.querySelector("#t-range").dataset.to === "%d" && sondeUI.sheet.xs[0] === %d`, to-30, from-30))
+	b.run(chromedp.Click("#t-fwd", chromedp.ByQuery))
+	b.waitJS(fmt.Sprintf(`document.querySelector("#t-range").dataset.to === "%d"`, to))
+	b.run(chromedp.Click("#t-zoomin", chromedp.ByQuery))
+	b.waitJS(fmt.Sprintf(`document.querySelector("#t-range").dataset.from === "%d" && sondeUI.sheet.xs.length === 30`, to-30))
+	b.run(chromedp.Click("#t-zoomout", chromedp.ByQuery))
+	b.waitJS(fmt.Sprintf(`document.querySelector("#t-range").dataset.from === "%d"`, from))
+
+	// A day reads the minute tier, a week and a month the hour tier: the
+	// chart's points are the agent's intervals at their starts.
+	for _, c := range []struct{ button, tier string }{{"#t-1d", "minute"}, {"#t-1w", "hour"}, {"#t-1mo", "hour"}, {"#t-1h", "second"}} {
+		// The window keeps its end: its last interval holds the last second.
+		width := map[string]int64{"second": 1, "minute": 60, "hour": 3600}[c.tier]
+		b.run(chromedp.Click(c.button, chromedp.ByQuery))
+		b.waitJS(fmt.Sprintf(`document.querySelector("#t-range").dataset.tier === %q && document.querySelector("#t-range").dataset.to === "%d" && sondeUI.sheet.panels.get(%q).view.u.data[0].length === sondeUI.sheet.xs.length`, c.tier, (to+width-1)/width*width, ops))
+		f, tt := b.window()
+		want := map[int64]int64{}
+		for _, iv := range s.window(ops, f, tt, c.tier) {
+			want[iv.Sample] = iv.Data.Value
+		}
+		var drawn [][]*float64
+		b.run(chromedp.Evaluate(fmt.Sprintf(`sondeUI.sheet.panels.get(%q).view.series && [sondeUI.sheet.xs, sondeUI.sheet.panels.get(%q).view.series.total]`, ops, ops), &drawn))
+		// Intervals that ended by the pause are final and equal; the one
+		// still filling (a minute or an hour holding the present) only grows.
+		n := 0
+		for i, x := range drawn[0] {
+			at := int64(*x)
+			w, ok := want[at/width]
+			if at%width != 0 || ok != (drawn[1][i] != nil) {
+				t.Errorf("%s: the chart has %v at %d; the agent's %s %d has data: %v", c.button, drawn[1][i], at, c.tier, at/width, ok)
+				break
+			}
+			if !ok {
+				continue
+			}
+			v := int64(*drawn[1][i])
+			if (at+width <= to && v != w) || v > w || v == 0 {
+				t.Errorf("%s: the chart has %d at %d; the agent's %s %d is %d", c.button, v, at, c.tier, at/width, w)
+			}
+			n++
+		}
+		if n == 0 {
+			t.Errorf("%s: nothing drawn", c.button)
+		}
+	}
+	b.run(chromedp.Click("#t-1m", chromedp.ByQuery), chromedp.Click("#t-now", chromedp.ByQuery))
+	b.waitJS(`document.querySelector("#t-range").dataset.live === "true" && document.querySelector("#t-range").dataset.span === "60"`)
+
+	// A rectangle by another breakdown: the dataset with it is made, under
+	// the heat map; selecting on its own heat map gives the dd's events.
+	b.drag(heat+" canvas.heatmap", 0.8, 0.02, 0.995, 0.9)
+	b.run(chromedp.Click(heat+` .selection button[data-breakdown="execname"]`, chromedp.ByQuery))
+	byExec := "syscall.latency[execname]"
+	bySel := fmt.Sprintf(`section.panel[data-name=%q]`, byExec)
+	b.waitJS(fmt.Sprintf(`!!document.querySelector(%q) && !!document.querySelector(%q)`, bySel, heat+` .selection table.bykey[data-dataset="syscall.latency[execname]"]`))
+	b.waitJSFor(fmt.Sprintf(`Number(document.querySelector(%q).dataset.columns) >= 5`, bySel+" canvas.heatmap"), time.Minute)
+	b.run(chromedp.Click("#t-pause", chromedp.ByQuery))
+	b.waitJS(`document.querySelector("#t-range").dataset.live === "false"`)
+	from, to = b.window()
+	b.waitJS(`sondeUI.sheet.xs && sondeUI.sheet.xs[sondeUI.sheet.xs.length - 1] === ` + strconv.FormatInt(to-1, 10))
+	b.drag(bySel+" canvas.heatmap", 0.9, 0.02, 0.995, 0.99)
+	row := bySel + ` .selection table.bykey tr[data-key="` + name + `"] td.num`
+	b.waitJS(fmt.Sprintf(`!!document.querySelector(%q)`, row))
+	b.run(chromedp.Evaluate(`({...document.querySelector('`+bySel+` .selection').dataset})`, &sel))
+	var events string
+	b.run(chromedp.Text(row, &events, chromedp.ByQuery))
+	if n := s.rectCount(byExec, sel, name); strconv.FormatInt(n, 10) != events || n == 0 {
+		t.Errorf("the selection %v has %s events of %s; the agent's buckets add up to %d", sel, events, name, n)
+	}
+	b.shotOf(bySel, filepath.Join(shots, "heatmap-selection.png"))
+	b.run(chromedp.Click("#theme", chromedp.ByQuery))
+	b.waitJS(`document.documentElement.dataset.theme === "dark" && !!document.querySelector(".flame .frame")`)
+	b.shot(filepath.Join(shots, "toolbar-dark.png"))
+}
+
+// window is the time toolbar's window: [from, to) in seconds.
+func (p *page) window() (int64, int64) {
+	p.t.Helper()
+	var r []string
+	p.run(chromedp.Evaluate(`[document.querySelector("#t-range").dataset.from, document.querySelector("#t-range").dataset.to]`, &r))
+	from, err1 := strconv.ParseInt(r[0], 10, 64)
+	to, err2 := strconv.ParseInt(r[1], 10, 64)
+	if err1 != nil || err2 != nil {
+		p.t.Fatalf("the window is %q", r)
+	}
+	return from, to
+}
+
+// drag drags the mouse over an element from one point to another (as
+// fractions of its width and height).
+func (p *page) drag(sel string, x0, y0, x1, y1 float64) {
+	p.t.Helper()
+	var r []float64
+	p.run(chromedp.Evaluate(`(() => { const e = document.querySelector(`+strconv.Quote(sel)+`); e.scrollIntoView({block: "center"});
+		const r = e.getBoundingClientRect(); return [r.left, r.top, r.width, r.height]; })()`, &r))
+	at := func(fx, fy float64) (float64, float64) { return r[0] + fx*r[2], r[1] + fy*r[3] }
+	ax, ay := at(x0, y0)
+	bx, by := at(x1, y1)
+	p.run(chromedp.MouseEvent(input.MouseMoved, ax, ay),
+		chromedp.MouseEvent(input.MousePressed, ax, ay, chromedp.ButtonLeft, chromedp.ClickCount(1)),
+		chromedp.MouseEvent(input.MouseMoved, (ax+bx)/2, (ay+by)/2, chromedp.ButtonLeft),
+		chromedp.MouseEvent(input.MouseMoved, bx, by, chromedp.ButtonLeft),
+		chromedp.MouseEvent(input.MouseReleased, bx, by, chromedp.ButtonLeft, chromedp.ClickCount(1)))
+}
+
+// agentInterval is one interval of the agent's data, with buckets.
+type agentInterval struct {
+	Sample int64 `json:"sample"`
+	Data   struct {
+		Value int64 `json:"value"`
+		Data  []struct {
+			Key     string        `json:"key"`
+			Value   int64         `json:"value"`
+			Buckets []agentBucket `json:"buckets"`
+		} `json:"data"`
+		Buckets []agentBucket `json:"buckets"`
+	} `json:"data"`
+}
+
+type agentBucket struct {
+	Min   int64  `json:"min"`
+	Max   *int64 `json:"max"`
+	Count int64  `json:"count"`
+}
+
+// window reads a dataset's intervals of [from, to) (seconds) at a tier.
+func (s *sonded) window(name string, from, to int64, tier string) []agentInterval {
+	s.t.Helper()
+	var d struct {
+		Data []agentInterval `json:"data"`
+	}
+	q := fmt.Sprintf("%s/data?start=%s&seconds=%d&granularity=%s", datasetPath(name), time.Unix(from, 0).UTC().Format(time.RFC3339), to-from, tier)
+	if st, body := s.call("GET", q, nil, &d); st != 200 {
+		s.t.Fatalf("data %s: %d %s", q, st, body)
+	}
+	return d.Data
+}
+
+// rectCount adds the agent's bucket counts of a selected rectangle (its
+// dataset attributes from, to, min, max): of the total, or of one key.
+func (s *sonded) rectCount(name string, sel map[string]string, key string) int64 {
+	s.t.Helper()
+	num := func(k string) int64 {
+		n, err := strconv.ParseInt(sel[k], 10, 64)
+		if err != nil {
+			s.t.Fatalf("selection %v: %s: %v", sel, k, err)
+		}
+		return n
+	}
+	from, to, lo := num("from"), num("to"), num("min")
+	hi := int64(-1)
+	if sel["max"] != "" {
+		hi = num("max")
+	}
+	var n int64
+	add := func(bs []agentBucket) {
+		for _, b := range bs {
+			if b.Min >= lo && (hi < 0 || b.Min < hi) {
+				n += b.Count
+			}
+		}
+	}
+	for _, iv := range s.window(name, from, to, "second") {
+		if key == "" {
+			add(iv.Data.Buckets)
+			continue
+		}
+		for _, k := range iv.Data.Data {
+			if k.Key == key {
+				add(k.Buckets)
+			}
+		}
+	}
+	return n
+}
+
+// readCSV waits for the one CSV download in dir and parses it.
+func readCSV(t *testing.T, dir string) [][]string {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		m, _ := filepath.Glob(filepath.Join(dir, "*.csv"))
+		if len(m) == 1 {
+			f, err := os.Open(m[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			rows, err := csv.NewReader(f).ReadAll()
+			if err == nil && len(rows) > 1 {
+				return rows
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no CSV downloaded in %s: %v", dir, m)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 }

@@ -8,14 +8,18 @@ const HEIGHT = 220;
 const LEFT = 64;
 const BOTTOM = 18;
 
-// Yellow to red (a ColorBrewer YlOrRd ramp).
+// Yellow to red on the light theme (a ColorBrewer YlOrRd ramp); on the
+// dark one, dim purple to bright yellow (as magma), so that few events
+// are dark and many bright on either background.
 const RAMP = [[255, 237, 160], [254, 178, 76], [240, 59, 32], [128, 0, 38]];
+const DARK_RAMP = [[70, 30, 100], [180, 55, 110], [245, 120, 60], [252, 240, 150]];
 
-export function rampColor(t) {
-  const x = Math.min(1, Math.max(0, t)) * (RAMP.length - 1);
-  const i = Math.min(RAMP.length - 2, Math.floor(x));
+export function rampColor(t, dark) {
+  const ramp = dark ? DARK_RAMP : RAMP;
+  const x = Math.min(1, Math.max(0, t)) * (ramp.length - 1);
+  const i = Math.min(ramp.length - 2, Math.floor(x));
   const f = x - i;
-  const c = RAMP[i].map((a, j) => Math.round(a + (RAMP[i + 1][j] - a) * f));
+  const c = ramp[i].map((a, j) => Math.round(a + (ramp[i + 1][j] - a) * f));
   return `rgb(${c[0]},${c[1]},${c[2]})`;
 }
 
@@ -238,6 +242,7 @@ export class Heatmap {
     const shade = shader(g, this.mode, keep);
     const rowOf = new Map(g.rows.map((r, i) => [r.min, i]));
     const cr = this.crop ? crop(g) : { keep, dropped: 0, total: 0 };
+    const dark = document.documentElement.dataset.theme === 'dark';
     let cells = 0;
     let columns = 0;
     g.cols.forEach((col, x) => {
@@ -247,7 +252,7 @@ export class Heatmap {
         const y = rowOf.get(min);
         if (y >= keep) continue;
         const t = shade(count);
-        ctx.fillStyle = rampColor(t);
+        ctx.fillStyle = rampColor(t, dark);
         ctx.globalAlpha = 0.3 + 0.7 * t; // faint cells fade into either theme's background
         ctx.fillRect(LEFT + x * w, c.height - BOTTOM - (y + 1) * h, Math.ceil(w), Math.ceil(h));
         cells++;

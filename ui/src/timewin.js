@@ -48,10 +48,11 @@ export class TimeWindow {
     return Math.ceil(this.span / this.width);
   }
 
-  // start is the first interval's start of a fixed window (aligned).
+  // start is the first interval's start of a fixed window: its intervals
+  // end with the one that holds the window's last second.
   get start() {
     const w = this.width;
-    return Math.floor((this.end - this.span) / w) * w;
+    return Math.ceil(this.end / w) * w - this.intervals * w;
   }
 
   // xs is the axis: the intervals' starts, oldest first. A live window

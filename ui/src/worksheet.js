@@ -11,6 +11,8 @@ import { el, clear, fmtNum, fmtNs, fmtTime } from './util.js';
 import { toast, app } from './state.js';
 
 export const WINDOW = 60;
+// TABLE_TOP is how many keys a selection's table lists; the rest are summed.
+const TABLE_TOP = 15;
 
 // Panel is one dataset of the worksheet: its chart or heat map, its
 // ranked legend and the readout of the value under the cursor.
@@ -82,6 +84,11 @@ class Panel {
       this.readout.textContent = e.message;
     }
     return this.intervals.filter((iv) => iv.data && iv.samples).length;
+  }
+
+  // within says whether an interval with data ends by end (seconds).
+  within(end) {
+    return this.intervals.some((iv) => iv.data && iv.samples && iv.sample + this.width <= end);
   }
 
   last() {
@@ -178,8 +185,10 @@ class Panel {
     return el('table', { class: 'bykey', 'data-dataset': name },
       el('caption', { text: `${name}: ${fmtNum(sum)}${total !== null ? ' of ' + fmtNum(total) : ''} events in the selection` }),
       el('thead', {}, el('tr', {}, el('th', { text: 'key' }), el('th', { text: 'events' }))),
-      el('tbody', {}, counts.length ? counts.map((c) => el('tr', { 'data-key': c.key }, el('td', { text: c.key }), el('td', { class: 'num', text: String(c.count) })))
-        : el('tr', {}, el('td', { colspan: 2, text: 'none recorded in the selection' }))));
+      el('tbody', {}, counts.length ? counts.slice(0, TABLE_TOP).map((c) => el('tr', { 'data-key': c.key }, el('td', { text: c.key }), el('td', { class: 'num', text: String(c.count) })))
+        : el('tr', {}, el('td', { colspan: 2, text: 'none recorded in the selection' })),
+      counts.length > TABLE_TOP ? el('tr', { class: 'rest' }, el('td', { text: `${counts.length - TABLE_TOP} more keys` }),
+        el('td', { class: 'num', text: String(counts.slice(TABLE_TOP).reduce((a, c) => a + c.count, 0)) })) : null));
   }
 
   // csv is the panel's rows of the CSV export: its intervals on the axis.
@@ -520,11 +529,21 @@ export class Worksheet {
     this.ticking = true;
     try {
       const panels = [...this.panels.values()];
-      for (;;) {
-        const q = w.query();
-        const counts = await Promise.all(panels.map((p) => p.poll(q, w.width)));
-        if (!w.live && panels.length && counts.every((c) => c === 0) && w.fallBack()) continue;
-        break;
+      const poll = () => { const q = w.query(); return Promise.all(panels.map((p) => p.poll(q, w.width))); };
+      const counts = await poll();
+      if (!w.live && panels.length && counts.every((c) => c === 0)) {
+        // Seconds gone, or no data then at all (the datasets are younger
+        // than the window)? Only where a coarser tier has intervals that
+        // end within the window were the finer ones there and pruned.
+        let found = false;
+        while (!found && w.fallBack()) {
+          await poll();
+          found = panels.some((p) => p.within(w.end));
+        }
+        if (!found) {
+          w.coarser = 0;
+          await poll();
+        }
       }
       this.fetched = Date.now();
       const last = Math.max(0, ...panels.map((p) => p.last()));
