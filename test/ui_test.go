@@ -1,10 +1,17 @@
 package test
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"image"
+	"image/png"
+	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +25,8 @@ import (
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+	"github.com/gobwas/ws"
+	"github.com/gobwas/ws/wsutil"
 )
 
 // The web UI in real Chromium against a real agent tracing a real dd: a
@@ -678,4 +687,246 @@ func readCSV(t *testing.T, dir string) [][]string {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+}
+
+// The UI in real Firefox (Debian's firefox-esr, headless), driven over
+// WebDriver BiDi: a worksheet of a breakdown chart, a heat map and a
+// flame graph renders with data, the time toolbar switches to an hour of
+// seconds, and the screenshot is neither blank nor the "not built" page.
+func TestUIFirefox(t *testing.T) {
+	ff, err := exec.LookPath("firefox-esr")
+	if err != nil {
+		t.Fatalf("firefox-esr is needed (Debian's firefox-esr package; .ci/run installs it): %v", err)
+	}
+	shots := os.Getenv("SONDE_UI_SCREENSHOTS")
+	if shots == "" {
+		shots = t.TempDir()
+	}
+	s := startSonded(t, t.TempDir(), "--budget", "-1")
+	name, dd := uniqueDD(t, "uiffdd")
+	writeLoop(t, dd)
+	sets := []string{"syscall.ops[execname]", "syscall.latency", "fault.ops[execname=" + name + "][stack]"}
+	for _, d := range sets {
+		if st, body := s.call("POST", "/datasets", map[string]string{"statistic": d}, nil); st != 201 && st != 200 {
+			t.Fatalf("create %s: %d %s", d, st, body)
+		}
+	}
+	var ws struct {
+		Worksheet struct {
+			ID string `json:"id"`
+		} `json:"worksheet"`
+	}
+	if st, body := s.call("POST", "/worksheets", map[string]any{"name": "firefox", "datasets": sets}, &ws); st != 201 && st != 200 {
+		t.Fatalf("worksheet: %d %s", st, body)
+	}
+
+	bidi := startFirefox(t, ff)
+	bidi.navigate("http://" + s.addr + "/#/worksheet/" + ws.Worksheet.ID)
+	bidi.waitJS(`document.body.dataset.ready === "1" && sondeUI.sheet.panels.size === 3`)
+	bidi.waitJS(`(() => { const p = sondeUI.sheet.panels;
+		return p.get("syscall.ops[execname]").view.u && p.get("syscall.ops[execname]").view.u.data[0].length === 60 &&
+			!!document.querySelector('section.panel[data-name="syscall.ops[execname]"] .legend .entry[data-key="` + name + `"]') &&
+			Number(document.querySelector("canvas.heatmap").dataset.cells) > 0 &&
+			Number((document.querySelector(".flame") || {dataset: {}}).dataset.frames) > 2; })()`)
+	bidi.eval(`document.querySelector("#t-1h").click()`)
+	bidi.waitJS(`document.querySelector("#t-range").dataset.span === "3600" && sondeUI.sheet.xs.length === 3600 &&
+		sondeUI.sheet.panels.get("syscall.ops[execname]").view.u.data[0].length === 3600`)
+	bidi.eval(`document.querySelector("#t-1m").click()`)
+	bidi.waitJS(`sondeUI.sheet.xs.length === 60`)
+	png := bidi.screenshot()
+	if err := os.WriteFile(filepath.Join(shots, "firefox.png"), png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	img, err := pngDecode(png)
+	if err != nil {
+		t.Fatalf("Firefox's screenshot: %v", err)
+	}
+	colours := map[[3]uint32]bool{}
+	bounds := img.Bounds()
+	for y := bounds.Min.Y; y < bounds.Max.Y; y += 2 {
+		for x := bounds.Min.X; x < bounds.Max.X; x += 2 {
+			r, g, b, _ := img.At(x, y).RGBA()
+			colours[[3]uint32{r >> 8, g >> 8, b >> 8}] = true
+		}
+	}
+	// A blank or error page has a handful of colours; charts, a heat map
+	// and a flame graph have hundreds.
+	if len(colours) < 200 {
+		t.Errorf("Firefox's screenshot has %d colours: blank?", len(colours))
+	}
+}
+
+// bidiClient is a WebDriver BiDi session with Firefox over its websocket.
+type bidiClient struct {
+	t    *testing.T
+	conn net.Conn
+	rd   io.Reader
+	id   int
+	ctx  string // the browsing context (the tab)
+}
+
+// startFirefox starts headless Firefox with its remote agent on a free
+// port, and opens a BiDi session on its first tab.
+func startFirefox(t *testing.T, ff string) *bidiClient {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	profile := t.TempDir()
+	// No first-run pages, no updates, no telemetry: loopback only.
+	prefs := `user_pref("browser.shell.checkDefaultBrowser", false);
+user_pref("browser.startup.homepage_override.mstone", "ignore");
+user_pref("datareporting.policy.dataSubmissionEnabled", false);
+user_pref("app.update.disabledForTesting", true);
+user_pref("browser.aboutwelcome.enabled", false);
+`
+	if err := os.WriteFile(filepath.Join(profile, "user.js"), []byte(prefs), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(ff, "--headless", "--no-remote", "--profile", profile, "--remote-debugging-port", strconv.Itoa(port),
+		"--width", "1280", "--height", "1000", "about:blank")
+	cmd.Env = append(os.Environ(), "MOZ_CRASHREPORTER_DISABLE=1", "HOME="+profile)
+	var log strings.Builder
+	cmd.Stdout, cmd.Stderr = &log, &log
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("firefox: %v", err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	var conn net.Conn
+	var br *bufio.Reader
+	deadline := time.Now().Add(time.Minute)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		conn, br, _, err = ws.Dial(ctx, fmt.Sprintf("ws://127.0.0.1:%d/session", port))
+		cancel()
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("Firefox's remote agent: %v\n%s", err, log.String())
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+	t.Cleanup(func() { conn.Close() })
+	c := &bidiClient{t: t, conn: conn, rd: conn}
+	if br != nil {
+		c.rd = io.MultiReader(br, conn)
+	}
+	c.call("session.new", map[string]any{"capabilities": map[string]any{}}, nil)
+	var tree struct {
+		Contexts []struct {
+			Context string `json:"context"`
+		} `json:"contexts"`
+	}
+	c.call("browsingContext.getTree", map[string]any{}, &tree)
+	if len(tree.Contexts) == 0 {
+		t.Fatal("Firefox has no tab")
+	}
+	c.ctx = tree.Contexts[0].Context
+	c.call("browsingContext.setViewport", map[string]any{"context": c.ctx, "viewport": map[string]int{"width": 1280, "height": 1000}}, nil)
+	return c
+}
+
+// call sends a command and waits for its answer (events are skipped).
+func (c *bidiClient) call(method string, params any, out any) {
+	c.t.Helper()
+	c.id++
+	msg, _ := json.Marshal(map[string]any{"id": c.id, "method": method, "params": params})
+	_ = c.conn.SetDeadline(time.Now().Add(time.Minute))
+	if err := wsutil.WriteClientText(c.conn, msg); err != nil {
+		c.t.Fatalf("%s: %v", method, err)
+	}
+	for {
+		data, err := wsutil.ReadServerText(struct {
+			io.Reader
+			io.Writer
+		}{c.rd, c.conn})
+		if err != nil {
+			c.t.Fatalf("%s: %v", method, err)
+		}
+		var r struct {
+			ID      int             `json:"id"`
+			Type    string          `json:"type"`
+			Result  json.RawMessage `json:"result"`
+			Error   string          `json:"error"`
+			Message string          `json:"message"`
+		}
+		if err := json.Unmarshal(data, &r); err != nil {
+			c.t.Fatalf("%s: %v", method, err)
+		}
+		if r.ID != c.id {
+			continue
+		}
+		if r.Type == "error" {
+			c.t.Fatalf("%s: %s: %s", method, r.Error, r.Message)
+		}
+		if out != nil {
+			if err := json.Unmarshal(r.Result, out); err != nil {
+				c.t.Fatalf("%s: %v: %s", method, err, r.Result)
+			}
+		}
+		return
+	}
+}
+
+func (c *bidiClient) navigate(url string) {
+	c.t.Helper()
+	c.call("browsingContext.navigate", map[string]any{"context": c.ctx, "url": url, "wait": "complete"}, nil)
+}
+
+// eval evaluates an expression in the page: its result as BiDi gives it.
+func (c *bidiClient) eval(expr string) (string, any) {
+	c.t.Helper()
+	var r struct {
+		Type   string `json:"type"`
+		Result struct {
+			Type  string `json:"type"`
+			Value any    `json:"value"`
+		} `json:"result"`
+		ExceptionDetails struct {
+			Text string `json:"text"`
+		} `json:"exceptionDetails"`
+	}
+	c.call("script.evaluate", map[string]any{"expression": expr, "target": map[string]string{"context": c.ctx}, "awaitPromise": true}, &r)
+	if r.Type == "exception" {
+		return "exception", r.ExceptionDetails.Text
+	}
+	return r.Result.Type, r.Result.Value
+}
+
+// waitJS waits (a hang guard, no timing assertion) until expr is true.
+func (c *bidiClient) waitJS(expr string) {
+	c.t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		typ, v := c.eval("!!(" + expr + ")")
+		if typ == "boolean" && v == true {
+			return
+		}
+		if time.Now().After(deadline) {
+			_, page := c.eval(`document.getElementById("toast").textContent + "\n" + document.getElementById("main").innerText.slice(0, 2000)`)
+			c.t.Fatalf("Firefox: waited a minute for %s (%s %v)\n%v", expr, typ, v, page)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+func (c *bidiClient) screenshot() []byte {
+	c.t.Helper()
+	var r struct {
+		Data string `json:"data"`
+	}
+	c.call("browsingContext.captureScreenshot", map[string]any{"context": c.ctx, "origin": "document"}, &r)
+	b, err := base64.StdEncoding.DecodeString(r.Data)
+	if err != nil {
+		c.t.Fatalf("screenshot: %v", err)
+	}
+	return b
+}
+
+func pngDecode(b []byte) (image.Image, error) {
+	return png.Decode(bytes.NewReader(b))
 }
