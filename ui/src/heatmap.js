@@ -23,6 +23,21 @@ export function rampColor(t, dark) {
   return `rgb(${c[0]},${c[1]},${c[2]})`;
 }
 
+const palettes = {};
+
+// palette is the ramp in 256 steps as rgba() strings, alpha 0.3 to 1.
+function palette(dark) {
+  const k = dark ? 'dark' : 'light';
+  if (!palettes[k]) {
+    palettes[k] = [];
+    for (let i = 0; i < 256; i++) {
+      const t = i / 255;
+      palettes[k].push(rampColor(t, dark).replace('rgb(', 'rgba(').replace(')', `,${(0.3 + 0.7 * t).toFixed(3)})`));
+    }
+  }
+  return palettes[k];
+}
+
 // grid turns intervals into columns over xs and the rows (buckets, by
 // their lower bound) that have any count in the window.
 export function grid(xs, intervals) {
@@ -245,20 +260,22 @@ export class Heatmap {
     const dark = document.documentElement.dataset.theme === 'dark';
     let cells = 0;
     let columns = 0;
+    // 256 steps of the ramp, each with its alpha: faint cells fade into
+    // either theme's background.
+    const steps = palette(dark);
+    const cw = Math.ceil(w);
+    const ch = Math.ceil(h);
     g.cols.forEach((col, x) => {
       if (!col || !col.size) return;
       columns++;
       for (const [min, count] of col) {
         const y = rowOf.get(min);
         if (y >= keep) continue;
-        const t = shade(count);
-        ctx.fillStyle = rampColor(t, dark);
-        ctx.globalAlpha = 0.3 + 0.7 * t; // faint cells fade into either theme's background
-        ctx.fillRect(LEFT + x * w, c.height - BOTTOM - (y + 1) * h, Math.ceil(w), Math.ceil(h));
+        ctx.fillStyle = steps[Math.round(shade(count) * 255)];
+        ctx.fillRect(LEFT + x * w, c.height - BOTTOM - (y + 1) * h, cw, ch);
         cells++;
       }
     });
-    ctx.globalAlpha = 1;
     c.dataset.cells = String(cells);
     c.dataset.columns = String(columns);
     c.dataset.rows = String(keep);
