@@ -276,8 +276,7 @@ func (p *page) add(spec string) {
 func (p *page) shot(path string) {
 	p.t.Helper()
 	var png []byte
-	// From the top: the sticky time toolbar would sit over a panel.
-	p.run(chromedp.Evaluate(`window.scrollTo(0, 0)`, nil), chromedp.FullScreenshot(&png, 100))
+	p.run(chromedp.FullScreenshot(&png, 100))
 	if err := os.WriteFile(path, png, 0o644); err != nil {
 		p.t.Fatal(err)
 	}
@@ -547,7 +546,7 @@ func TestUIAnalysis(t *testing.T) {
 	b.waitJSFor(fmt.Sprintf(`Number(document.querySelector(%q).dataset.columns) >= 5`, bySel+" canvas.heatmap"), time.Minute)
 	b.run(chromedp.Click("#t-pause", chromedp.ByQuery))
 	b.waitJS(`document.querySelector("#t-range").dataset.live === "false"`)
-	from, to = b.window()
+	_, to = b.window()
 	b.waitJS(`sondeUI.sheet.xs && sondeUI.sheet.xs[sondeUI.sheet.xs.length - 1] === ` + strconv.FormatInt(to-1, 10))
 	b.drag(bySel+" canvas.heatmap", 0.9, 0.02, 0.995, 0.99)
 	row := bySel + ` .selection table.bykey tr[data-key="` + name + `"] td.num`

@@ -128,7 +128,7 @@ class Panel {
       if (!this.hovering) this.readout.textContent = this.view.summary();
     } else if (!this.hovering) {
       const last = this.intervals[this.intervals.length - 1];
-      this.readout.textContent = last ? `${last.startTime}Z  ${fmtNum(last.data ? last.data.value : 0)} events` : '';
+      this.readout.textContent = last ? `${fmtTime(last.sample, this.ws.win.span > 86400)}  ${fmtNum(last.data ? last.data.value : 0)} events` : '';
     }
   }
 
