@@ -41,6 +41,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
@@ -186,6 +187,14 @@ func run() error {
 	ctx, cancel2 := chromedp.NewContext(actx)
 	defer cancel2()
 	var version string
+	if os.Getenv("BENCH_UI_PROFILE") != "" {
+		if err := chromedp.Run(ctx, chromedp.ActionFunc(func(ctx context.Context) error {
+			_, err := page.AddScriptToEvaluateOnNewDocument(`window.__measures = []; new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__measures.push([e.name, Math.round(e.startTime), Math.round(e.duration)]); }).observe({entryTypes: ["measure", "longtask"]});`).Do(ctx)
+			return err
+		})); err != nil {
+			return err
+		}
+	}
 	if err := chromedp.Run(ctx, chromedp.Evaluate(`navigator.userAgent`, &version)); err != nil {
 		return fmt.Errorf("chromium: %w", err)
 	}
@@ -204,7 +213,7 @@ func run() error {
 			// BENCH_UI_PROFILE=1 prints each load's requests: start, first byte and end (ms) and size.
 			if os.Getenv("BENCH_UI_PROFILE") != "" {
 				var res string
-				_ = chromedp.Run(ctx, chromedp.Evaluate(`JSON.stringify(performance.getEntriesByType("resource").map((e) => [e.name.slice(-50), Math.round(e.startTime), Math.round(e.responseStart), Math.round(e.responseEnd), e.encodedBodySize]))`, &res))
+				_ = chromedp.Run(ctx, chromedp.Evaluate(`JSON.stringify(performance.getEntriesByType("resource").map((e) => [e.name.slice(-50), Math.round(e.startTime), Math.round(e.responseStart), Math.round(e.responseEnd), e.encodedBodySize]).concat(window.__measures))`, &res))
 				fmt.Fprintln(os.Stderr, res)
 			}
 		}

@@ -25,15 +25,31 @@ export function rampColor(t, dark) {
 
 const palettes = {};
 
-// palette is the ramp in 256 steps as rgba() strings, alpha 0.3 to 1.
-function palette(dark) {
-  const k = dark ? 'dark' : 'light';
+// parseColor reads #rrggbb (the themes' --chart-bg).
+export function parseColor(hex) {
+  const m = /^#?([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})/i.exec(hex);
+  return m ? [parseInt(m[1], 16), parseInt(m[2], 16), parseInt(m[3], 16)] : [255, 255, 255];
+}
+
+// pack is an opaque pixel of ImageData's buffer (RGBA bytes, read as a
+// little-endian uint32).
+function pack([r, g, b]) {
+  return ((255 << 24) | (b << 16) | (g << 8) | r) >>> 0;
+}
+
+// palette32 is the ramp in 256 steps as pixels, each blended over the
+// background bg with alpha 0.3 to 1: faint cells fade into either theme.
+export function palette32(dark, bg) {
+  const k = (dark ? 'dark' : 'light') + bg.join(',');
   if (!palettes[k]) {
-    palettes[k] = [];
+    const out = new Uint32Array(256);
     for (let i = 0; i < 256; i++) {
       const t = i / 255;
-      palettes[k].push(rampColor(t, dark).replace('rgb(', 'rgba(').replace(')', `,${(0.3 + 0.7 * t).toFixed(3)})`));
+      const a = 0.3 + 0.7 * t;
+      const c = rampColor(t, dark).match(/\d+/g).map(Number);
+      out[i] = pack(c.map((v, j) => Math.round(a * v + (1 - a) * bg[j])));
     }
+    palettes[k] = out;
   }
   return palettes[k];
 }
@@ -260,22 +276,37 @@ export class Heatmap {
     const dark = document.documentElement.dataset.theme === 'dark';
     let cells = 0;
     let columns = 0;
-    // 256 steps of the ramp, each with its alpha: faint cells fade into
-    // either theme's background.
-    const steps = palette(dark);
-    const cw = Math.ceil(w);
-    const ch = Math.ceil(h);
+    // Into pixels, not a fillRect a cell: an hour of seconds is 3,600
+    // columns of up to 40 cells on ~1,200 pixels. Where several columns
+    // share a pixel, the highest shade shows (an outlier is not hidden).
+    const W = c.width;
+    const H = c.height;
+    const level = new Uint16Array(W * H);
     g.cols.forEach((col, x) => {
       if (!col || !col.size) return;
       columns++;
+      const x0 = Math.floor(LEFT + x * w);
+      const x1 = Math.max(x0 + 1, Math.floor(LEFT + (x + 1) * w));
       for (const [min, count] of col) {
         const y = rowOf.get(min);
         if (y >= keep) continue;
-        ctx.fillStyle = steps[Math.round(shade(count) * 255)];
-        ctx.fillRect(LEFT + x * w, c.height - BOTTOM - (y + 1) * h, cw, ch);
+        const v = Math.round(shade(count) * 255) + 1;
+        const y0 = Math.floor(H - BOTTOM - (y + 1) * h);
+        const y1 = Math.max(y0 + 1, Math.floor(H - BOTTOM - y * h));
+        for (let py = y0; py < y1; py++) {
+          const row = py * W;
+          for (let px = x0; px < x1; px++) if (level[row + px] < v) level[row + px] = v;
+        }
         cells++;
       }
     });
+    const bg = parseColor(cs.getPropertyValue('--chart-bg').trim() || '#ffffff');
+    const steps = palette32(dark, bg);
+    const img = ctx.createImageData(W, H);
+    const px = new Uint32Array(img.data.buffer);
+    const back = pack(bg);
+    for (let i = 0; i < px.length; i++) px[i] = level[i] ? steps[level[i] - 1] : back;
+    ctx.putImageData(img, 0, 0);
     c.dataset.cells = String(cells);
     c.dataset.columns = String(columns);
     c.dataset.rows = String(keep);

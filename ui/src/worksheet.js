@@ -576,7 +576,7 @@ export class Worksheet {
       performance.clearMeasures('sonde-redraw'); // not kept: a day would keep 86,400
       if (!this.painted && panels.length && panels.every((p) => p.intervals.length)) {
         this.painted = true;
-        requestAnimationFrame(() => setTimeout(() => performance.mark('sonde-first-paint'), 0));
+        requestAnimationFrame(() => performance.mark('sonde-first-paint')); // the frame that paints it
       }
     } finally {
       this.ticking = false;
@@ -584,7 +584,8 @@ export class Worksheet {
         const full = this.againFull;
         this.again = false;
         this.againFull = false;
-        this.tick(full);
+        // After a frame: a tick that waited must not delay the paint of this one.
+        requestAnimationFrame(() => this.tick(full));
       }
     }
   }
