@@ -307,12 +307,15 @@ export class Worksheet {
 
   async render(id) {
     clear(this.main);
+    // The list and the worksheet asked at once, when its id is known.
+    const one = id ? call('GET', wsPath(id)) : null;
+    if (one) one.catch(() => {});
     const list = (await call('GET', '/worksheets')).worksheets || [];
     if (!id && list.length) id = list[list.length - 1].id;
     this.ws = null;
     if (id) {
       try {
-        this.ws = (await call('GET', wsPath(id))).worksheet;
+        this.ws = (await (one || call('GET', wsPath(id)))).worksheet;
         if (!this.win || this.win.wsID !== this.ws.id) {
           this.win = new TimeWindow(this.ws.seconds || WINDOW);
           this.win.wsID = this.ws.id;
@@ -329,7 +332,8 @@ export class Worksheet {
       this.panelsEl.append(el('p', { class: 'hint', text: 'No worksheet open: name one and press New.' }));
       return;
     }
-    for (const name of this.ws.datasets) await this.addPanel(name);
+    // Every panel in place at once, their datasets read in parallel.
+    await Promise.all(this.ws.datasets.map((name) => this.addPanel(name)));
     this.start();
   }
 
@@ -340,7 +344,8 @@ export class Worksheet {
     open.addEventListener('change', () => { if (open.value) location.hash = '#/worksheet/' + encodeURIComponent(open.value); });
     const name = el('input', { id: 'ws-name', type: 'text', 'aria-label': 'worksheet name', placeholder: 'worksheet name', value: this.ws ? this.ws.name : '' });
     const spec = el('input', { id: 'add-spec', type: 'text', list: 'stat-names', size: 40, 'aria-label': 'dataset to add', placeholder: 'syscall.ops[execname]' });
-    const names = el('datalist', { id: 'stat-names' }, [...app.stats.keys()].map((n) => el('option', { value: n })));
+    const names = el('datalist', { id: 'stat-names' });
+    app.statsReady.then(() => names.append(...[...app.stats.keys()].map((n) => el('option', { value: n })))).catch(() => {});
     const has = !!this.ws;
     const form = el('form', { class: 'add', onsubmit: (ev) => { ev.preventDefault(); this.add(spec.value.trim()); } },
       spec, names, el('button', { id: 'add-btn', type: 'submit', disabled: !has || undefined, text: 'Add dataset' }));
