@@ -165,13 +165,17 @@ export class Heatmap {
   press(ev) {
     if (!this.g || ev.button !== 0 || !this.kept()) return;
     ev.preventDefault();
-    const a = this.index(ev);
-    this.sel = { c0: a.c, c1: a.c, r0: a.r, r1: a.r };
+    // The anchor is a time and a bucket, not indices: a live map moves
+    // under the mouse (a column a second; rows come and go).
+    const i = this.index(ev);
+    const anchor = { t: this.g.xs[i.c], min: this.g.rows[i.r].min };
     const move = (e) => {
       const b = this.index(e);
+      const a = this.locate(anchor);
       this.sel = { c0: Math.min(a.c, b.c), c1: Math.max(a.c, b.c), r0: Math.min(a.r, b.r), r1: Math.max(a.r, b.r) };
       this.draw();
     };
+    move(ev);
     const up = (e) => {
       move(e);
       window.removeEventListener('mousemove', move);
@@ -180,6 +184,17 @@ export class Heatmap {
     };
     window.addEventListener('mousemove', move);
     window.addEventListener('mouseup', up);
+  }
+
+  // locate is the column and row of a time and a bucket now: the nearest
+  // ones on the map when they left it.
+  locate(p) {
+    const g = this.g;
+    let c = g.xs.findIndex((x) => x >= p.t);
+    if (c < 0) c = g.xs.length - 1;
+    let r = g.rows.findIndex((row) => row.min >= p.min);
+    if (r < 0) r = g.rows.length - 1;
+    return { c, r: Math.min(r, this.kept() - 1) };
   }
 
   // key moves a cell cursor with the arrows; shift+arrows grow the
@@ -223,7 +238,7 @@ export class Heatmap {
   selection() {
     const g = this.g;
     const s = this.sel;
-    if (!g || !s) return null;
+    if (!g || !s || s.c1 >= g.xs.length || s.r1 >= g.rows.length) return null;
     const width = g.xs.length > 1 ? g.xs[1] - g.xs[0] : 1;
     return { from: g.xs[s.c0], to: g.xs[s.c1] + width, min: g.rows[s.r0].min, max: g.rows[s.r1].max,
       count: sumRect(g, s.c0, s.c1, s.r0, s.r1), ...s };
@@ -251,10 +266,11 @@ export class Heatmap {
       const s = this.sel;
       const c0 = xs.indexOf(prev.xs[s.c0]);
       const c1 = xs.indexOf(prev.xs[s.c1]);
-      const r0 = this.g.rows.findIndex((r) => r.min === prev.rows[s.r0].min);
-      const r1 = this.g.rows.findIndex((r) => r.min === prev.rows[s.r1].min);
-      this.sel = c0 < 0 || c1 < 0 || r0 < 0 || r1 < 0 ? null : { c0, c1, r0, r1 };
+      const r0 = this.g.rows.findIndex((r) => r.min === prev.rows[s.r0]?.min);
+      const r1 = this.g.rows.findIndex((r) => r.min === prev.rows[s.r1]?.min);
+      this.sel = c0 < 0 || c1 < 0 || r0 < 0 || r1 < 0 || r1 >= this.kept() ? null : { c0, c1, r0, r1 };
       this.cursor = null;
+      this.anchor = null;
     }
     this.draw();
   }
