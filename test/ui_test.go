@@ -533,6 +533,15 @@ func TestUIAnalysis(t *testing.T) {
 			t.Errorf("%s: nothing drawn", c.button)
 		}
 	}
+	// Dragging across a chart zooms every chart to the seconds it crossed.
+	b.run(chromedp.Click("#t-1m", chromedp.ByQuery))
+	b.waitJS(fmt.Sprintf(`document.querySelector("#t-range").dataset.to === "%d" && sondeUI.sheet.xs.length === 60`, to))
+	b.drag(opsSel+" .u-over", 0.5, 0.5, 0.9, 0.5)
+	b.waitJS(`(() => { const d = document.querySelector("#t-range").dataset; return d.live === "false" && Number(d.span) >= 20 && Number(d.span) <= 28 &&
+		sondeUI.sheet.xs.length === Number(d.span) && sondeUI.sheet.panels.get("syscall.latency").view.g.xs.length === Number(d.span); })()`)
+	if f, tt := b.window(); f < from+25 || tt > to {
+		t.Errorf("dragging over [0.5, 0.9] of the window [%d, %d) zoomed to [%d, %d)", from, to, f, tt)
+	}
 	b.run(chromedp.Click("#t-1m", chromedp.ByQuery), chromedp.Click("#t-now", chromedp.ByQuery))
 	b.waitJS(`document.querySelector("#t-range").dataset.live === "true" && document.querySelector("#t-range").dataset.span === "60"`)
 

@@ -9,10 +9,11 @@ function themeColors() {
 }
 
 export class Chart {
-  constructor(host, ds, onHover) {
+  constructor(host, ds, onHover, onZoom) {
     this.host = host;
     this.ds = ds;
     this.onHover = onHover;
+    this.onZoom = onZoom; // (from, to): the seconds a drag across the chart selected
     this.hasBreakdowns = (ds.breakdowns || []).length > 0;
     this.stacked = this.hasBreakdowns;
     this.series = null;
@@ -99,9 +100,18 @@ export class Chart {
       axes: [axis, { ...axis, size: 60, values: (u, vals) => vals.map(fmtNum) }],
       focus: { alpha: 0.25 },
       // One cursor for every chart of the worksheet, on its shared axis.
-      cursor: { drag: { x: false, y: false }, focus: { prox: -1 }, sync: { key: 'sonde-worksheet' } },
-      hooks: { setCursor: [(u) => this.onHover(u.cursor.idx)], draw: [(u) => this.drawMarkers(u)] },
+      // Dragging across a chart zooms every chart to the times selected.
+      cursor: { drag: { x: true, y: false, setScale: false }, focus: { prox: -1 }, sync: { key: 'sonde-worksheet' } },
+      hooks: { setCursor: [(u) => this.onHover(u.cursor.idx)], draw: [(u) => this.drawMarkers(u)], setSelect: [(u) => this.selected(u)] },
     }, data, this.host);
+  }
+
+  selected(u) {
+    if (u.select.width < 3) return;
+    const from = u.posToVal(u.select.left, 'x');
+    const to = u.posToVal(u.select.left + u.select.width, 'x');
+    u.setSelect({ left: 0, top: 0, width: 0, height: 0 }, false);
+    if (this.onZoom) this.onZoom(from, to);
   }
 
   // highlight focuses the series of key (null: none).

@@ -103,6 +103,12 @@ export class TimeWindow {
     this.show(Math.round(this.span * f));
   }
 
+  // zoomTo fixes the window on [from, to) (seconds, whole seconds out).
+  zoomTo(from, to) {
+    this.end = Math.ceil(to);
+    this.show(this.end - Math.floor(from));
+  }
+
   show(span) {
     this.span = Math.min(MAX_SPAN, Math.max(MIN_SPAN, span));
     this.coarser = 0;

@@ -59,3 +59,11 @@ test('where seconds are gone, the next tier', () => {
   assert.equal(w.fallBack(), false);
   assert.equal(w.tier, 'hour');
 });
+
+test('zoom to a dragged range: whole seconds out, at least MIN_SPAN', () => {
+  const w = new TimeWindow(60);
+  w.zoomTo(1000.4, 1020.2);
+  assert.deepEqual([w.live, w.end, w.span, w.start], [false, 1021, 21, 1000]);
+  w.zoomTo(1000, 1002);
+  assert.equal(w.span, 10);
+});

@@ -61,7 +61,7 @@ class Panel {
       tools.append(sel, el('label', { class: 'check', title: 'drop the top 0.1% of events from the y-range' }, crop, 'crop outliers'));
       this.view.onSelect = (sel) => this.selected(sel);
     } else {
-      this.view = new Chart(this.plot, ds, (idx) => this.showReadout(idx));
+      this.view = new Chart(this.plot, ds, (idx) => this.showReadout(idx), (from, to) => { this.ws.win.zoomTo(from, to); this.ws.moved(); });
       if ((ds.breakdowns || []).length) tools.append(modeButton(this.view, () => { this.view.sig = ''; this.redraw(); }));
     }
     this.selection = el('div', { class: 'selection', hidden: true });
