@@ -415,8 +415,9 @@ func (r report) markdown() string {
 		"6 MB for 20 keys, 12 MB for 40 buckets a second). After it, the browser parses that JSON and draws;\n"+
 		"a CPU profile of that load (`BENCH_UI_PROFILE=1 go run ./bench/ui`) puts most of it in native code (JSON\n"+
 		"parsing, layout, paint) and about a tenth in the page's JavaScript. The machine's load (the other helpers'\n"+
-		"builds and tests on 2 CPUs) multiplies every time here; the live update's own redraw (under 10 ms a second\n"+
-		"in the median) leaves the frames at 60 fps but for a few late ones when the machine is busiest.\n\n")
+		"builds and tests on 2 CPUs) multiplies every time here and varies from run to run: the first renders' range\n"+
+		"shows it. Live, the page's own work is the redraw a second in the table; the late frames are when the\n"+
+		"machine is busiest.\n\n")
 	return b.String()
 }
 
