@@ -376,6 +376,7 @@ func TestUIAnalysis(t *testing.T) {
 	b.waitJS(`!document.querySelector("#add-btn").disabled && !!document.querySelector("#t-pause")`)
 	ops := "syscall.ops[execname]"
 	flame := "fault.ops[execname=" + name + "][stack]"
+	created := time.Now()
 	for _, d := range []string{ops, "syscall.latency", flame} {
 		b.add(d)
 	}
@@ -570,6 +571,29 @@ func TestUIAnalysis(t *testing.T) {
 	b.run(chromedp.Click("#theme", chromedp.ByQuery))
 	b.waitJS(`document.documentElement.dataset.theme === "dark" && !!document.querySelector(".flame .frame")`)
 	b.shot(filepath.Join(shots, "toolbar-dark.png"))
+
+	// Where seconds are gone, the coarser tier: a whole minute the
+	// datasets recorded, ten seconds past, its seconds pruned through the
+	// API; an hour's window ending there reads no seconds in any panel,
+	// and minutes that end in it, as the agent has them.
+	m := (created.Unix()/60 + 2) * 60
+	for time.Now().Unix() < m+10 {
+		time.Sleep(time.Second)
+	}
+	if st, body := s.call("DELETE", "/datasets/data?granularity=second&endtime="+time.Unix(m, 0).UTC().Format(time.RFC3339), nil, nil); st != 204 && st != 200 {
+		t.Fatalf("prune: %d %s", st, body)
+	}
+	if n := len(s.window(ops, m-60, m, "second")); n != 0 {
+		t.Fatalf("the pruned minute still has %d seconds", n)
+	}
+	b.run(chromedp.Evaluate(fmt.Sprintf(`sondeUI.sheet.win.end = %d, sondeUI.sheet.win.show(3600), sondeUI.sheet.moved()`, m), nil))
+	b.waitJS(`(() => { const d = document.querySelector("#t-range"); return d.dataset.tier === "minute" && d.dataset.span === "3600" && d.textContent.includes("finer data gone"); })()`)
+	var minute []float64
+	b.run(chromedp.Evaluate(fmt.Sprintf(`(() => { const p = sondeUI.sheet.panels.get(%q), i = sondeUI.sheet.xs.indexOf(%d); return [i, p.view.series.total[i]]; })()`, ops, m-60), &minute))
+	agentMin := s.window(ops, m-60, m, "minute")
+	if len(agentMin) != 1 || minute[0] < 0 || int64(minute[1]) != agentMin[0].Data.Value || agentMin[0].Data.Value == 0 {
+		t.Errorf("the minute before %d: the chart has %v; the agent's minute tier %+v", m, minute, agentMin)
+	}
 }
 
 // window is the time toolbar's window: [from, to) in seconds.
@@ -626,13 +650,28 @@ type agentBucket struct {
 func (s *sonded) window(name string, from, to int64, tier string) []agentInterval {
 	s.t.Helper()
 	var d struct {
-		Data []agentInterval `json:"data"`
+		Data json.RawMessage `json:"data"`
 	}
 	q := fmt.Sprintf("%s/data?start=%s&seconds=%d&granularity=%s", datasetPath(name), time.Unix(from, 0).UTC().Format(time.RFC3339), to-from, tier)
 	if st, body := s.call("GET", q, nil, &d); st != 200 {
 		s.t.Fatalf("data %s: %d %s", q, st, body)
 	}
-	return d.Data
+	// One interval is an object (null when it has no data), more a list.
+	var out []agentInterval
+	switch {
+	case string(d.Data) == "null":
+	case strings.HasPrefix(string(d.Data), "{"):
+		var one agentInterval
+		if err := json.Unmarshal(d.Data, &one); err != nil {
+			s.t.Fatalf("data %s: %v", q, err)
+		}
+		out = append(out, one)
+	default:
+		if err := json.Unmarshal(d.Data, &out); err != nil {
+			s.t.Fatalf("data %s: %v", q, err)
+		}
+	}
+	return out
 }
 
 // rectCount adds the agent's bucket counts of a selected rectangle (its
