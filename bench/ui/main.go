@@ -42,6 +42,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/page"
+	cdpperf "github.com/chromedp/cdproto/performance"
 	"github.com/chromedp/cdproto/profiler"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
@@ -209,8 +210,12 @@ func run() error {
 			if err := chromedp.Run(ctx, chromedp.Navigate("about:blank")); err != nil {
 				return nil, nil, err
 			}
+			var before map[string]float64
 			if prof {
-				if err := chromedp.Run(ctx, profiler.Enable(), profiler.SetSamplingInterval(200), profiler.Start()); err != nil {
+				if err := chromedp.Run(ctx, cdpperf.Enable(), profiler.Enable(), profiler.SetSamplingInterval(200), profiler.Start()); err != nil {
+					return nil, nil, err
+				}
+				if before, err = metrics(ctx); err != nil {
 					return nil, nil, err
 				}
 			}
@@ -225,8 +230,13 @@ func run() error {
 			if prof {
 				if err := chromedp.Run(ctx, chromedp.ActionFunc(func(ctx context.Context) error {
 					p, err := profiler.Stop().Do(ctx)
-					if err == nil {
-						printProfile(p)
+					if err != nil {
+						return err
+					}
+					printProfile(p)
+					after, err := metrics(ctx)
+					for _, k := range []string{"TaskDuration", "ScriptDuration", "LayoutDuration", "RecalcStyleDuration"} {
+						fmt.Fprintf(os.Stderr, "%8.1f ms  %s\n", 1000*(after[k]-before[k]), k)
 					}
 					return err
 				})); err != nil {
@@ -309,6 +319,19 @@ func run() error {
 		return writeSection(filepath.Join(root, "BENCHMARKS.md"), text)
 	}
 	return nil
+}
+
+// metrics reads the page's performance metrics (seconds for durations).
+func metrics(ctx context.Context) (map[string]float64, error) {
+	out := map[string]float64{}
+	err := chromedp.Run(ctx, chromedp.ActionFunc(func(ctx context.Context) error {
+		ms, err := cdpperf.GetMetrics().Do(ctx)
+		for _, m := range ms {
+			out[m.Name] = m.Value
+		}
+		return err
+	}))
+	return out, err
 }
 
 // printProfile prints the functions with the most self time of a CPU
