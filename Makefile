@@ -61,11 +61,13 @@ fuzz:
 	$(GO) test -run=X -fuzz=FuzzBuckets -fuzztime=$(FUZZTIME) ./internal/format/
 
 # bench/agent: sonded's CPU, RSS and BPF cost per event, and the store
-# (bench/store); it rewrites its own section of BENCHMARKS.md.
+# (bench/store); it rewrites its own section of BENCHMARKS.md. bench/ui:
+# the web UI's first renders and live frame times in Chromium (its own section).
 bench: build
 	$(GO) run ./bench/uprobe -write
 	$(GO) run ./bench/run
 	$(GO) run ./bench/agent -write
+	$(GO) run ./bench/ui -write
 
 clean:
 	rm -rf bin ui/node_modules

@@ -1,9 +1,17 @@
 package test
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"encoding/base64"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"image"
+	"image/png"
+	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,9 +21,12 @@ import (
 	"testing"
 	"time"
 
+	cdpbrowser "github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+	"github.com/gobwas/ws"
+	"github.com/gobwas/ws/wsutil"
 )
 
 // The web UI in real Chromium against a real agent tracing a real dd: a
@@ -244,7 +255,7 @@ func (p *page) waitJSFor(expr string, limit time.Duration) {
 // status is the page's status line and panels, for failures.
 func (p *page) status() string {
 	var s string
-	_ = chromedp.Run(p.ctx, chromedp.Evaluate(`document.getElementById("toast").textContent + "\n" + document.getElementById("main").innerText.slice(0, 3000)`, &s))
+	_ = chromedp.Run(p.ctx, chromedp.Evaluate(`document.getElementById("toast").textContent + "\n" + JSON.stringify({...(document.querySelector("#t-range") || {}).dataset}) + " xs " + (window.sondeUI && sondeUI.sheet.xs && [sondeUI.sheet.xs[0], sondeUI.sheet.xs.length]) + "\n" + document.getElementById("main").innerText.slice(0, 3000)`, &s))
 	return s
 }
 
@@ -339,4 +350,630 @@ func checkAgentHas(t *testing.T, s *sonded, name, predicate string) {
 	}
 	b, _ := json.Marshal(list)
 	t.Errorf("the agent has no dataset %s: %s", name, b)
+}
+
+// The time toolbar, heat-map crop and selection, and flame graphs, in
+// real Chromium against a real agent tracing a real dd. Every number the
+// page shows is checked against the agent's own answer for the same
+// window: the min/max markers, the CSV export, the events of a selected
+// rectangle (by key too) and a flame graph's total. Screenshots go to
+// $SONDE_UI_SCREENSHOTS as in TestUI.
+func TestUIAnalysis(t *testing.T) {
+	shots := os.Getenv("SONDE_UI_SCREENSHOTS")
+	if shots == "" {
+		shots = t.TempDir()
+	}
+	s := startSonded(t, t.TempDir(), "--budget", "-1")
+	name, dd := uniqueDD(t, "uiandd")
+	writeLoop(t, dd)
+	ctx := browser(t)
+	downloads := t.TempDir()
+	b := &page{t: t, ctx: ctx}
+	b.run(cdpbrowser.SetDownloadBehavior(cdpbrowser.SetDownloadBehaviorBehaviorAllow).WithDownloadPath(downloads))
+	b.run(chromedp.Navigate("http://" + s.addr + "/"))
+	b.waitJS(`document.body.dataset.ready === "1"`)
+	b.run(chromedp.SetValue("#ws-name", "analysis", chromedp.ByQuery), chromedp.Click("#ws-new", chromedp.ByQuery))
+	b.waitJS(`!document.querySelector("#add-btn").disabled && !!document.querySelector("#t-pause")`)
+	ops := "syscall.ops[execname]"
+	flame := "fault.ops[execname=" + name + "][stack]"
+	created := time.Now()
+	for _, d := range []string{ops, "syscall.latency", flame} {
+		b.add(d)
+	}
+	// Ten seconds of data in each, the dd's page faults in the flame graph.
+	b.waitJSFor(`(() => { const p = sondeUI.sheet.panels; return p.get("syscall.ops[execname]").intervals.filter((i) => i.data).length >= 10 &&
+		Number(document.querySelector('section.panel[data-name="syscall.latency"] canvas.heatmap').dataset.columns) >= 10 &&
+		Number((document.querySelector(".flame") || {dataset: {}}).dataset.total) > 0; })()`, 2*time.Minute)
+
+	// Pause: the window stops where it is; what the page shows from now on
+	// is final, and the agent answers the same window the same.
+	b.run(chromedp.Click("#t-pause", chromedp.ByQuery))
+	b.waitJS(`document.querySelector("#t-range").dataset.live === "false"`)
+	from, to := b.window()
+	if to-from != 60 {
+		t.Fatalf("a minute's window is [%d, %d)", from, to)
+	}
+	tail := `sondeUI.sheet.xs && sondeUI.sheet.xs[sondeUI.sheet.xs.length - 1] === ` + strconv.FormatInt(to-1, 10)
+	b.waitJS(tail)
+
+	// Min/max markers: the total's extremes over the window, as the agent has them.
+	b.run(chromedp.Click("#t-minmax", chromedp.ByQuery))
+	opsSel := `section.panel[data-name="syscall.ops[execname]"]`
+	b.waitJS(`!document.querySelector('` + opsSel + ` .minmax').hidden`)
+	agent := s.window(ops, from, to, "second")
+	lo, hi := int64(-1), int64(-1)
+	for _, iv := range agent {
+		v := iv.Data.Value
+		if lo < 0 || v < lo {
+			lo = v
+		}
+		if v > hi {
+			hi = v
+		}
+	}
+	var mm map[string]string
+	b.run(chromedp.Evaluate(`({...document.querySelector('`+opsSel+` .minmax').dataset})`, &mm))
+	if mm["min"] != strconv.FormatInt(lo, 10) || mm["max"] != strconv.FormatInt(hi, 10) {
+		t.Errorf("min/max markers %v; the agent's window has min %d, max %d", mm, lo, hi)
+	}
+
+	// CSV export: the dd's count in every second of the window, exactly.
+	b.run(chromedp.Click("#t-csv", chromedp.ByQuery))
+	rows := readCSV(t, downloads)
+	want := map[string]string{}
+	for _, iv := range agent {
+		for _, k := range iv.Data.Data {
+			if k.Key == name {
+				want[time.Unix(iv.Sample, 0).UTC().Format(time.RFC3339)] = strconv.FormatInt(k.Value, 10)
+			}
+		}
+	}
+	got := map[string]string{}
+	for _, r := range rows {
+		if r[2] == ops && r[3] == name {
+			got[r[0]] = r[6]
+		}
+	}
+	if len(want) == 0 || fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("CSV rows of %s in %s:\n got %v\nwant %v", name, ops, got, want)
+	}
+	if rows[0][0] != "time" || rows[0][6] != "value" {
+		t.Errorf("CSV header %v", rows[0])
+	}
+
+	// A rectangle of the heat map: its events, as the agent's buckets add up.
+	heat := `section.panel[data-name="syscall.latency"]`
+	b.drag(heat+" canvas.heatmap", 0.8, 0.02, 0.995, 0.9)
+	b.waitJS(`!document.querySelector('` + heat + ` .selection').hidden`)
+	var sel map[string]string
+	b.run(chromedp.Evaluate(`({...document.querySelector('`+heat+` .selection').dataset})`, &sel))
+	if n := s.rectCount("syscall.latency", sel, ""); strconv.FormatInt(n, 10) != sel["count"] || n == 0 {
+		t.Errorf("the selection %v counts %s events; the agent's buckets add up to %d", sel, sel["count"], n)
+	}
+	// The keyboard selects too: a cell, then shift+arrows grow it.
+	b.run(chromedp.Focus(heat+" canvas.heatmap", chromedp.ByQuery), chromedp.KeyEvent(kb.ArrowLeft),
+		chromedp.KeyEvent(kb.ArrowLeft, chromedp.KeyModifiers(input.ModifierShift)), chromedp.KeyEvent(kb.ArrowUp, chromedp.KeyModifiers(input.ModifierShift)),
+		chromedp.KeyEvent("\r"))
+	b.waitJS(`(() => { const d = document.querySelector('` + heat + ` .selection').dataset; return d.to - d.from === 2 && d.to === "` + strconv.FormatInt(to-1, 10) + `"; })()`)
+	b.run(chromedp.Evaluate(`({...document.querySelector('`+heat+` .selection').dataset})`, &sel))
+	if n := s.rectCount("syscall.latency", sel, ""); strconv.FormatInt(n, 10) != sel["count"] {
+		t.Errorf("the keyboard's selection %v counts %s events; the agent's buckets add up to %d", sel, sel["count"], n)
+	}
+
+	// Crop outliers: the rows above the 99.9th percentile go, holding at
+	// most 0.1% of the window's events.
+	b.run(chromedp.Click(heat+" input.crop", chromedp.ByQuery))
+	var crop []float64
+	b.run(chromedp.Evaluate(`(() => { const c = document.querySelector('`+heat+` canvas.heatmap'), g = sondeUI.sheet.panels.get("syscall.latency").view.g;
+		let total = 0; for (const col of g.cols) if (col) for (const n of col.values()) total += n;
+		return [Number(c.dataset.rows), Number(c.dataset.allRows), Number(c.dataset.dropped), total]; })()`, &crop))
+	if crop[0] > crop[1] || crop[2]*1000 > crop[3] || crop[3] == 0 {
+		t.Errorf("crop outliers: rows kept, all rows, events dropped, events: %v", crop)
+	}
+
+	// The flame graph sums the window's stacks: its total is the agent's.
+	fl := fmt.Sprintf(`section.panel[data-name=%q] .flame`, flame)
+	var sum int64
+	for _, iv := range s.window(flame, from, to, "second") {
+		sum += iv.Data.Value
+	}
+	b.waitJS(fmt.Sprintf(`document.querySelector(%q).dataset.total === "%d"`, fl, sum))
+	// Clicking a frame zooms to it: it takes the whole width.
+	frame := fl + ` .frame[data-path="vmlinux` + "`" + `asm_exc_page_fault"]`
+	b.run(chromedp.Click(frame, chromedp.ByQuery))
+	b.waitJS(fmt.Sprintf(`document.querySelector(%q).dataset.zoom === "vmlinux`+"`"+`asm_exc_page_fault" && document.querySelector(%q).style.width === "100%%"`, fl, frame))
+	b.shotOf(fmt.Sprintf(`section.panel[data-name=%q]`, flame), filepath.Join(shots, "flamegraph.png"))
+	b.run(chromedp.Click(fl+` .frame[data-path=""]`, chromedp.ByQuery))
+	b.waitJS(fmt.Sprintf(`document.querySelector(%q).dataset.zoom === ""`, fl))
+	b.shot(filepath.Join(shots, "toolbar.png"))
+
+	// Back half a window, forward again, zoom, then forward to now.
+	b.run(chromedp.Click("#t-back", chromedp.ByQuery))
+	b.waitJS(fmt.Sprintf(`document.querySelector("#t-range").dataset.to === "%d" && sondeUI.sheet.xs[0] === %d`, to-30, from-30))
+	b.run(chromedp.Click("#t-fwd", chromedp.ByQuery))
+	b.waitJS(fmt.Sprintf(`document.querySelector("#t-range").dataset.to === "%d"`, to))
+	b.run(chromedp.Click("#t-zoomin", chromedp.ByQuery))
+	b.waitJS(fmt.Sprintf(`document.querySelector("#t-range").dataset.from === "%d" && sondeUI.sheet.xs.length === 30`, to-30))
+	b.run(chromedp.Click("#t-zoomout", chromedp.ByQuery))
+	b.waitJS(fmt.Sprintf(`document.querySelector("#t-range").dataset.from === "%d"`, from))
+
+	// A day reads the minute tier, a week and a month the hour tier: the
+	// chart's points are the agent's intervals at their starts.
+	for _, c := range []struct{ button, tier string }{{"#t-1d", "minute"}, {"#t-1w", "hour"}, {"#t-1mo", "hour"}, {"#t-1h", "second"}} {
+		// The window keeps its end: its last interval holds the last second.
+		width := map[string]int64{"second": 1, "minute": 60, "hour": 3600}[c.tier]
+		b.run(chromedp.Click(c.button, chromedp.ByQuery))
+		b.waitJS(fmt.Sprintf(`document.querySelector("#t-range").dataset.tier === %q && document.querySelector("#t-range").dataset.to === "%d" && sondeUI.sheet.panels.get(%q).view.u.data[0].length === sondeUI.sheet.xs.length`, c.tier, (to+width-1)/width*width, ops))
+		f, tt := b.window()
+		want := map[int64]int64{}
+		for _, iv := range s.window(ops, f, tt, c.tier) {
+			want[iv.Sample] = iv.Data.Value
+		}
+		var drawn [][]*float64
+		b.run(chromedp.Evaluate(fmt.Sprintf(`sondeUI.sheet.panels.get(%q).view.series && [sondeUI.sheet.xs, sondeUI.sheet.panels.get(%q).view.series.total]`, ops, ops), &drawn))
+		// Intervals that ended by the pause are final and equal; the one
+		// still filling (a minute or an hour holding the present) only grows.
+		n := 0
+		for i, x := range drawn[0] {
+			at := int64(*x)
+			w, ok := want[at/width]
+			if at%width != 0 || ok != (drawn[1][i] != nil) {
+				t.Errorf("%s: the chart has %v at %d; the agent's %s %d has data: %v", c.button, drawn[1][i], at, c.tier, at/width, ok)
+				break
+			}
+			if !ok {
+				continue
+			}
+			v := int64(*drawn[1][i])
+			if (at+width <= to && v != w) || v > w || v == 0 {
+				t.Errorf("%s: the chart has %d at %d; the agent's %s %d is %d", c.button, v, at, c.tier, at/width, w)
+			}
+			n++
+		}
+		if n == 0 {
+			t.Errorf("%s: nothing drawn", c.button)
+		}
+	}
+	// Dragging across a chart zooms every chart to the seconds it crossed.
+	b.run(chromedp.Click("#t-1m", chromedp.ByQuery))
+	b.waitJS(fmt.Sprintf(`document.querySelector("#t-range").dataset.to === "%d" && sondeUI.sheet.xs.length === 60`, to))
+	b.drag(opsSel+" .u-over", 0.5, 0.5, 0.9, 0.5)
+	b.waitJS(`(() => { const d = document.querySelector("#t-range").dataset; return d.live === "false" && Number(d.span) >= 20 && Number(d.span) <= 28 &&
+		sondeUI.sheet.xs.length === Number(d.span) && sondeUI.sheet.panels.get("syscall.latency").view.g.xs.length === Number(d.span); })()`)
+	if f, tt := b.window(); f < from+25 || tt > to {
+		t.Errorf("dragging over [0.5, 0.9] of the window [%d, %d) zoomed to [%d, %d)", from, to, f, tt)
+	}
+	b.run(chromedp.Click("#t-1m", chromedp.ByQuery), chromedp.Click("#t-now", chromedp.ByQuery))
+	b.waitJS(`document.querySelector("#t-range").dataset.live === "true" && document.querySelector("#t-range").dataset.span === "60"`)
+
+	// A rectangle by another breakdown: the dataset with it is made, under
+	// the heat map; selecting on its own heat map gives the dd's events.
+	b.drag(heat+" canvas.heatmap", 0.8, 0.02, 0.995, 0.9)
+	b.run(chromedp.Click(heat+` .selection button[data-breakdown="execname"]`, chromedp.ByQuery))
+	byExec := "syscall.latency[execname]"
+	bySel := fmt.Sprintf(`section.panel[data-name=%q]`, byExec)
+	b.waitJS(fmt.Sprintf(`!!document.querySelector(%q) && !!document.querySelector(%q)`, bySel, heat+` .selection table.bykey[data-dataset="syscall.latency[execname]"]`))
+	b.waitJSFor(fmt.Sprintf(`Number(document.querySelector(%q).dataset.columns) >= 5`, bySel+" canvas.heatmap"), time.Minute)
+	b.run(chromedp.Click("#t-pause", chromedp.ByQuery))
+	b.waitJS(`document.querySelector("#t-range").dataset.live === "false"`)
+	_, to = b.window()
+	b.waitJS(`sondeUI.sheet.xs && sondeUI.sheet.xs[sondeUI.sheet.xs.length - 1] === ` + strconv.FormatInt(to-1, 10))
+	b.drag(bySel+" canvas.heatmap", 0.9, 0.02, 0.995, 0.99)
+	row := bySel + ` .selection table.bykey tr[data-key="` + name + `"] td.num`
+	b.waitJS(fmt.Sprintf(`!!document.querySelector(%q)`, row))
+	b.run(chromedp.Evaluate(`({...document.querySelector('`+bySel+` .selection').dataset})`, &sel))
+	var events string
+	b.run(chromedp.Text(row, &events, chromedp.ByQuery))
+	if n := s.rectCount(byExec, sel, name); strconv.FormatInt(n, 10) != events || n == 0 {
+		t.Errorf("the selection %v has %s events of %s; the agent's buckets add up to %d", sel, events, name, n)
+	}
+	b.shotOf(bySel, filepath.Join(shots, "heatmap-selection.png"))
+	b.run(chromedp.Click("#theme", chromedp.ByQuery))
+	b.waitJS(`document.documentElement.dataset.theme === "dark" && !!document.querySelector(".flame .frame")`)
+	b.shot(filepath.Join(shots, "toolbar-dark.png"))
+
+	// Where seconds are gone, the coarser tier: a whole minute the
+	// datasets recorded, ten seconds past, its seconds pruned through the
+	// API; an hour's window ending there reads no seconds in any panel,
+	// and minutes that end in it, as the agent has them.
+	m := (created.Unix()/60 + 2) * 60
+	for time.Now().Unix() < m+10 {
+		time.Sleep(time.Second)
+	}
+	if st, body := s.call("DELETE", "/datasets/data?granularity=second&endtime="+time.Unix(m, 0).UTC().Format(time.RFC3339), nil, nil); st != 204 && st != 200 {
+		t.Fatalf("prune: %d %s", st, body)
+	}
+	if n := len(s.window(ops, m-60, m, "second")); n != 0 {
+		t.Fatalf("the pruned minute still has %d seconds", n)
+	}
+	b.run(chromedp.Evaluate(fmt.Sprintf(`sondeUI.sheet.win.end = %d, sondeUI.sheet.win.show(3600), sondeUI.sheet.moved()`, m), nil))
+	b.waitJS(`(() => { const d = document.querySelector("#t-range"); return d.dataset.tier === "minute" && d.dataset.span === "3600" && d.textContent.includes("finer data gone"); })()`)
+	var minute []float64
+	b.run(chromedp.Evaluate(fmt.Sprintf(`(() => { const p = sondeUI.sheet.panels.get(%q), i = sondeUI.sheet.xs.indexOf(%d); return [i, p.view.series.total[i]]; })()`, ops, m-60), &minute))
+	agentMin := s.window(ops, m-60, m, "minute")
+	if len(agentMin) != 1 || minute[0] < 0 || int64(minute[1]) != agentMin[0].Data.Value || agentMin[0].Data.Value == 0 {
+		t.Errorf("the minute before %d: the chart has %v; the agent's minute tier %+v", m, minute, agentMin)
+	}
+}
+
+// window is the time toolbar's window: [from, to) in seconds.
+func (p *page) window() (int64, int64) {
+	p.t.Helper()
+	var r []string
+	p.run(chromedp.Evaluate(`[document.querySelector("#t-range").dataset.from, document.querySelector("#t-range").dataset.to]`, &r))
+	from, err1 := strconv.ParseInt(r[0], 10, 64)
+	to, err2 := strconv.ParseInt(r[1], 10, 64)
+	if err1 != nil || err2 != nil {
+		p.t.Fatalf("the window is %q", r)
+	}
+	return from, to
+}
+
+// drag drags the mouse over an element from one point to another (as
+// fractions of its width and height).
+func (p *page) drag(sel string, x0, y0, x1, y1 float64) {
+	p.t.Helper()
+	var r []float64
+	p.run(chromedp.Evaluate(`(() => { const e = document.querySelector(`+strconv.Quote(sel)+`); e.scrollIntoView({block: "center"});
+		const r = e.getBoundingClientRect(); return [r.left, r.top, r.width, r.height]; })()`, &r))
+	at := func(fx, fy float64) (float64, float64) { return r[0] + fx*r[2], r[1] + fy*r[3] }
+	ax, ay := at(x0, y0)
+	bx, by := at(x1, y1)
+	p.run(chromedp.MouseEvent(input.MouseMoved, ax, ay),
+		chromedp.MouseEvent(input.MousePressed, ax, ay, chromedp.ButtonLeft, chromedp.ClickCount(1)),
+		chromedp.MouseEvent(input.MouseMoved, (ax+bx)/2, (ay+by)/2, chromedp.ButtonLeft),
+		chromedp.MouseEvent(input.MouseMoved, bx, by, chromedp.ButtonLeft),
+		chromedp.MouseEvent(input.MouseReleased, bx, by, chromedp.ButtonLeft, chromedp.ClickCount(1)))
+}
+
+// agentInterval is one interval of the agent's data, with buckets.
+type agentInterval struct {
+	Sample int64 `json:"sample"`
+	Data   struct {
+		Value int64 `json:"value"`
+		Data  []struct {
+			Key     string        `json:"key"`
+			Value   int64         `json:"value"`
+			Buckets []agentBucket `json:"buckets"`
+		} `json:"data"`
+		Buckets []agentBucket `json:"buckets"`
+	} `json:"data"`
+}
+
+type agentBucket struct {
+	Min   int64  `json:"min"`
+	Max   *int64 `json:"max"`
+	Count int64  `json:"count"`
+}
+
+// window reads a dataset's intervals of [from, to) (seconds) at a tier.
+func (s *sonded) window(name string, from, to int64, tier string) []agentInterval {
+	s.t.Helper()
+	var d struct {
+		Data json.RawMessage `json:"data"`
+	}
+	q := fmt.Sprintf("%s/data?start=%s&seconds=%d&granularity=%s", datasetPath(name), time.Unix(from, 0).UTC().Format(time.RFC3339), to-from, tier)
+	if st, body := s.call("GET", q, nil, &d); st != 200 {
+		s.t.Fatalf("data %s: %d %s", q, st, body)
+	}
+	// One interval is an object (null when it has no data), more a list.
+	var out []agentInterval
+	switch {
+	case string(d.Data) == "null":
+	case strings.HasPrefix(string(d.Data), "{"):
+		var one agentInterval
+		if err := json.Unmarshal(d.Data, &one); err != nil {
+			s.t.Fatalf("data %s: %v", q, err)
+		}
+		out = append(out, one)
+	default:
+		if err := json.Unmarshal(d.Data, &out); err != nil {
+			s.t.Fatalf("data %s: %v", q, err)
+		}
+	}
+	return out
+}
+
+// rectCount adds the agent's bucket counts of a selected rectangle (its
+// dataset attributes from, to, min, max): of the total, or of one key.
+func (s *sonded) rectCount(name string, sel map[string]string, key string) int64 {
+	s.t.Helper()
+	num := func(k string) int64 {
+		n, err := strconv.ParseInt(sel[k], 10, 64)
+		if err != nil {
+			s.t.Fatalf("selection %v: %s: %v", sel, k, err)
+		}
+		return n
+	}
+	from, to, lo := num("from"), num("to"), num("min")
+	hi := int64(-1)
+	if sel["max"] != "" {
+		hi = num("max")
+	}
+	var n int64
+	add := func(bs []agentBucket) {
+		for _, b := range bs {
+			if b.Min >= lo && (hi < 0 || b.Min < hi) {
+				n += b.Count
+			}
+		}
+	}
+	for _, iv := range s.window(name, from, to, "second") {
+		if key == "" {
+			add(iv.Data.Buckets)
+			continue
+		}
+		for _, k := range iv.Data.Data {
+			if k.Key == key {
+				add(k.Buckets)
+			}
+		}
+	}
+	return n
+}
+
+// readCSV waits for the one CSV download in dir and parses it.
+func readCSV(t *testing.T, dir string) [][]string {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		m, _ := filepath.Glob(filepath.Join(dir, "*.csv"))
+		if len(m) == 1 {
+			f, err := os.Open(m[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			rows, err := csv.NewReader(f).ReadAll()
+			if err == nil && len(rows) > 1 {
+				return rows
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no CSV downloaded in %s: %v", dir, m)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// The UI in real Firefox (Debian's firefox-esr, headless), driven over
+// WebDriver BiDi: a worksheet of a breakdown chart, a heat map and a
+// flame graph renders with data, the time toolbar switches to an hour of
+// seconds, and the screenshot is neither blank nor the "not built" page.
+func TestUIFirefox(t *testing.T) {
+	ff, err := exec.LookPath("firefox-esr")
+	if err != nil {
+		t.Fatalf("firefox-esr is needed (Debian's firefox-esr package; .ci/run installs it): %v", err)
+	}
+	shots := os.Getenv("SONDE_UI_SCREENSHOTS")
+	if shots == "" {
+		shots = t.TempDir()
+	}
+	s := startSonded(t, t.TempDir(), "--budget", "-1")
+	name, dd := uniqueDD(t, "uiffdd")
+	writeLoop(t, dd)
+	sets := []string{"syscall.ops[execname]", "syscall.latency", "fault.ops[execname=" + name + "][stack]"}
+	for _, d := range sets {
+		if st, body := s.call("POST", "/datasets", map[string]string{"statistic": d}, nil); st != 201 && st != 200 {
+			t.Fatalf("create %s: %d %s", d, st, body)
+		}
+	}
+	var ws struct {
+		Worksheet struct {
+			ID string `json:"id"`
+		} `json:"worksheet"`
+	}
+	if st, body := s.call("POST", "/worksheets", map[string]any{"name": "firefox", "datasets": sets}, &ws); st != 201 && st != 200 {
+		t.Fatalf("worksheet: %d %s", st, body)
+	}
+
+	bidi := startFirefox(t, ff)
+	bidi.navigate("http://" + s.addr + "/#/worksheet/" + ws.Worksheet.ID)
+	bidi.waitJS(`document.body.dataset.ready === "1" && sondeUI.sheet.panels.size === 3`)
+	bidi.waitJS(`(() => { const p = sondeUI.sheet.panels;
+		return p.get("syscall.ops[execname]").view.u && p.get("syscall.ops[execname]").view.u.data[0].length === 60 &&
+			!!document.querySelector('section.panel[data-name="syscall.ops[execname]"] .legend .entry[data-key="` + name + `"]') &&
+			Number(document.querySelector("canvas.heatmap").dataset.cells) > 0 &&
+			Number((document.querySelector(".flame") || {dataset: {}}).dataset.frames) > 2; })()`)
+	bidi.eval(`document.querySelector("#t-1h").click()`)
+	bidi.waitJS(`document.querySelector("#t-range").dataset.span === "3600" && sondeUI.sheet.xs.length === 3600 &&
+		sondeUI.sheet.panels.get("syscall.ops[execname]").view.u.data[0].length === 3600`)
+	bidi.eval(`document.querySelector("#t-1m").click()`)
+	bidi.waitJS(`sondeUI.sheet.xs.length === 60`)
+	png := bidi.screenshot()
+	if err := os.WriteFile(filepath.Join(shots, "firefox.png"), png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	img, err := pngDecode(png)
+	if err != nil {
+		t.Fatalf("Firefox's screenshot: %v", err)
+	}
+	colours := map[[3]uint32]bool{}
+	bounds := img.Bounds()
+	for y := bounds.Min.Y; y < bounds.Max.Y; y += 2 {
+		for x := bounds.Min.X; x < bounds.Max.X; x += 2 {
+			r, g, b, _ := img.At(x, y).RGBA()
+			colours[[3]uint32{r >> 8, g >> 8, b >> 8}] = true
+		}
+	}
+	// A blank or error page has a handful of colours; charts, a heat map
+	// and a flame graph have hundreds.
+	if len(colours) < 200 {
+		t.Errorf("Firefox's screenshot has %d colours: blank?", len(colours))
+	}
+}
+
+// bidiClient is a WebDriver BiDi session with Firefox over its websocket.
+type bidiClient struct {
+	t    *testing.T
+	conn net.Conn
+	rd   io.Reader
+	id   int
+	ctx  string // the browsing context (the tab)
+}
+
+// startFirefox starts headless Firefox with its remote agent on a free
+// port, and opens a BiDi session on its first tab.
+func startFirefox(t *testing.T, ff string) *bidiClient {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	profile := t.TempDir()
+	// No first-run pages, no updates, no telemetry: loopback only.
+	prefs := `user_pref("browser.shell.checkDefaultBrowser", false);
+user_pref("browser.startup.homepage_override.mstone", "ignore");
+user_pref("datareporting.policy.dataSubmissionEnabled", false);
+user_pref("app.update.disabledForTesting", true);
+user_pref("browser.aboutwelcome.enabled", false);
+`
+	if err := os.WriteFile(filepath.Join(profile, "user.js"), []byte(prefs), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(ff, "--headless", "--no-remote", "--profile", profile, "--remote-debugging-port", strconv.Itoa(port),
+		"--width", "1280", "--height", "1000", "about:blank")
+	cmd.Env = append(os.Environ(), "MOZ_CRASHREPORTER_DISABLE=1", "HOME="+profile)
+	var log strings.Builder
+	cmd.Stdout, cmd.Stderr = &log, &log
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("firefox: %v", err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	var conn net.Conn
+	var br *bufio.Reader
+	deadline := time.Now().Add(time.Minute)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		conn, br, _, err = ws.Dial(ctx, fmt.Sprintf("ws://127.0.0.1:%d/session", port))
+		cancel()
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("Firefox's remote agent: %v\n%s", err, log.String())
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+	t.Cleanup(func() { conn.Close() })
+	c := &bidiClient{t: t, conn: conn, rd: conn}
+	if br != nil {
+		c.rd = io.MultiReader(br, conn)
+	}
+	c.call("session.new", map[string]any{"capabilities": map[string]any{}}, nil)
+	var tree struct {
+		Contexts []struct {
+			Context string `json:"context"`
+		} `json:"contexts"`
+	}
+	c.call("browsingContext.getTree", map[string]any{}, &tree)
+	if len(tree.Contexts) == 0 {
+		t.Fatal("Firefox has no tab")
+	}
+	c.ctx = tree.Contexts[0].Context
+	c.call("browsingContext.setViewport", map[string]any{"context": c.ctx, "viewport": map[string]int{"width": 1280, "height": 1000}}, nil)
+	return c
+}
+
+// call sends a command and waits for its answer (events are skipped).
+func (c *bidiClient) call(method string, params any, out any) {
+	c.t.Helper()
+	c.id++
+	msg, _ := json.Marshal(map[string]any{"id": c.id, "method": method, "params": params})
+	_ = c.conn.SetDeadline(time.Now().Add(time.Minute))
+	if err := wsutil.WriteClientText(c.conn, msg); err != nil {
+		c.t.Fatalf("%s: %v", method, err)
+	}
+	for {
+		data, err := wsutil.ReadServerText(struct {
+			io.Reader
+			io.Writer
+		}{c.rd, c.conn})
+		if err != nil {
+			c.t.Fatalf("%s: %v", method, err)
+		}
+		var r struct {
+			ID      int             `json:"id"`
+			Type    string          `json:"type"`
+			Result  json.RawMessage `json:"result"`
+			Error   string          `json:"error"`
+			Message string          `json:"message"`
+		}
+		if err := json.Unmarshal(data, &r); err != nil {
+			c.t.Fatalf("%s: %v", method, err)
+		}
+		if r.ID != c.id {
+			continue
+		}
+		if r.Type == "error" {
+			c.t.Fatalf("%s: %s: %s", method, r.Error, r.Message)
+		}
+		if out != nil {
+			if err := json.Unmarshal(r.Result, out); err != nil {
+				c.t.Fatalf("%s: %v: %s", method, err, r.Result)
+			}
+		}
+		return
+	}
+}
+
+func (c *bidiClient) navigate(url string) {
+	c.t.Helper()
+	c.call("browsingContext.navigate", map[string]any{"context": c.ctx, "url": url, "wait": "complete"}, nil)
+}
+
+// eval evaluates an expression in the page: its result as BiDi gives it.
+func (c *bidiClient) eval(expr string) (string, any) {
+	c.t.Helper()
+	var r struct {
+		Type   string `json:"type"`
+		Result struct {
+			Type  string `json:"type"`
+			Value any    `json:"value"`
+		} `json:"result"`
+		ExceptionDetails struct {
+			Text string `json:"text"`
+		} `json:"exceptionDetails"`
+	}
+	c.call("script.evaluate", map[string]any{"expression": expr, "target": map[string]string{"context": c.ctx}, "awaitPromise": true}, &r)
+	if r.Type == "exception" {
+		return "exception", r.ExceptionDetails.Text
+	}
+	return r.Result.Type, r.Result.Value
+}
+
+// waitJS waits (a hang guard, no timing assertion) until expr is true.
+func (c *bidiClient) waitJS(expr string) {
+	c.t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		typ, v := c.eval("!!(" + expr + ")")
+		if typ == "boolean" && v == true {
+			return
+		}
+		if time.Now().After(deadline) {
+			_, page := c.eval(`document.getElementById("toast").textContent + "\n" + document.getElementById("main").innerText.slice(0, 2000)`)
+			c.t.Fatalf("Firefox: waited a minute for %s (%s %v)\n%v", expr, typ, v, page)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+func (c *bidiClient) screenshot() []byte {
+	c.t.Helper()
+	var r struct {
+		Data string `json:"data"`
+	}
+	c.call("browsingContext.captureScreenshot", map[string]any{"context": c.ctx, "origin": "document"}, &r)
+	b, err := base64.StdEncoding.DecodeString(r.Data)
+	if err != nil {
+		c.t.Fatalf("screenshot: %v", err)
+	}
+	return b
+}
+
+func pngDecode(b []byte) (image.Image, error) {
+	return png.Decode(bytes.NewReader(b))
 }

@@ -1,6 +1,6 @@
 // A line or stacked chart of a scalar or a breakdown, drawn by uPlot.
 import uPlot from 'uplot';
-import { build, stack } from './series.js';
+import { build, stack, extremes } from './series.js';
 import { el, fmtNum, fmtTime } from './util.js';
 
 function themeColors() {
@@ -9,15 +9,55 @@ function themeColors() {
 }
 
 export class Chart {
-  constructor(host, ds, onHover) {
+  constructor(host, ds, onHover, onZoom) {
     this.host = host;
     this.ds = ds;
     this.onHover = onHover;
+    this.onZoom = onZoom; // (from, to): the seconds a drag across the chart selected
     this.hasBreakdowns = (ds.breakdowns || []).length > 0;
     this.stacked = this.hasBreakdowns;
     this.series = null;
     this.u = null;
     this.sig = '';
+    this.markers = false; // min/max markers of the total
+    this.long = false; // the window spans days: times carry their date
+  }
+
+  // extremes is the total's min and max in the window: {min, max} with
+  // their index, value and time, or null.
+  extremes() {
+    const s = this.series;
+    const e = s && extremes(s.total);
+    if (!e) return null;
+    const at = (i) => ({ i, v: s.total[i], t: s.xs[i] });
+    return { min: at(e.min), max: at(e.max) };
+  }
+
+  // drawMarkers marks the total's min and max where the chart draws the
+  // total (a scalar, or the top of a stack).
+  drawMarkers(u) {
+    if (!this.markers || (this.hasBreakdowns && !this.stacked)) return;
+    const e = this.extremes();
+    if (!e) return;
+    const ctx = u.ctx;
+    const c = themeColors();
+    ctx.save();
+    ctx.font = `${Math.round(11 * devicePixelRatio)}px system-ui, sans-serif`;
+    for (const [label, m] of [['max', e.max], ['min', e.min]]) {
+      const x = u.valToPos(m.t, 'x', true);
+      const y = u.valToPos(m.v, 'y', true);
+      ctx.fillStyle = label === 'max' ? '#d62728' : '#2a9d8f';
+      ctx.beginPath();
+      ctx.arc(x, y, 4 * devicePixelRatio, 0, 2 * Math.PI);
+      ctx.fill();
+      ctx.fillStyle = c.fg;
+      const text = `${label} ${fmtNum(m.v)}`;
+      const w = ctx.measureText(text).width;
+      const tx = Math.min(Math.max(x - w / 2, u.bbox.left), u.bbox.left + u.bbox.width - w);
+      ctx.textBaseline = label === 'max' ? 'bottom' : 'top';
+      ctx.fillText(text, tx, label === 'max' ? Math.max(y - 6, u.bbox.top + 12 * devicePixelRatio) : y + 6);
+    }
+    ctx.restore();
   }
 
   // update draws intervals on the axis xs.
@@ -55,12 +95,23 @@ export class Chart {
       height: 180,
       series,
       legend: { show: false },
-      scales: { x: { time: true }, y: { range: (u, min, max) => [0, max > 0 ? max * 1.1 : 1] } },
+      tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
+      scales: { x: { time: true }, y: { range: (u, min, max) => [0, max > 0 ? max * 1.15 : 1] } },
       axes: [axis, { ...axis, size: 60, values: (u, vals) => vals.map(fmtNum) }],
       focus: { alpha: 0.25 },
-      cursor: { drag: { x: false, y: false }, focus: { prox: -1 } },
-      hooks: { setCursor: [(u) => this.onHover(u.cursor.idx)] },
+      // One cursor for every chart of the worksheet, on its shared axis.
+      // Dragging across a chart zooms every chart to the times selected.
+      cursor: { drag: { x: true, y: false, setScale: false }, focus: { prox: -1 }, sync: { key: 'sonde-worksheet' } },
+      hooks: { setCursor: [(u) => this.onHover(u.cursor.idx)], draw: [(u) => this.drawMarkers(u)], setSelect: [(u) => this.selected(u)] },
     }, data, this.host);
+  }
+
+  selected(u) {
+    if (u.select.width < 3) return;
+    const from = u.posToVal(u.select.left, 'x');
+    const to = u.posToVal(u.select.left + u.select.width, 'x');
+    u.setSelect({ left: 0, top: 0, width: 0, height: 0 }, false);
+    if (this.onZoom) this.onZoom(from, to);
   }
 
   // highlight focuses the series of key (null: none).
@@ -87,7 +138,7 @@ export class Chart {
     if (i === null || i === undefined) {
       for (i = s.xs.length - 1; i > 0 && !s.present[i]; i--);
     }
-    return { time: fmtTime(s.xs[i]), total: s.total[i], values: s.entries.map((e) => e.values[i]) };
+    return { time: fmtTime(s.xs[i], this.long), total: s.total[i], values: s.entries.map((e) => e.values[i]) };
   }
 
   destroy() {

@@ -1,7 +1,7 @@
 // node --test: a heat map's cells and shading.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { grid, shader } from './heatmap.js';
+import { grid, shader, crop, sumRect, keyCounts } from './heatmap.js';
 
 const iv = (sample, buckets) => ({ sample, data: { value: 0, buckets } });
 
@@ -23,4 +23,40 @@ test('linear shading is count over the maximum; rank shading steps through the d
   assert.equal(lin(10), 0.01);
   const rank = shader(g, 'rank');
   assert.deepEqual([rank(1), rank(10), rank(1000)], [1 / 3, 2 / 3, 1]);
+});
+
+test('crop outliers drops the top rows holding at most 0.1% of the events', () => {
+  // 10,000 events: 9,985 at the bottom, 10 then 5 at the top (0.15%):
+  // the top row (5 events, 0.05%) goes, the next (10 more: 0.15%) stays.
+  const g = grid([1, 2], [
+    iv(1, [{ min: 1, max: 2, count: 9985 }, { min: 100, max: 200, count: 10 }]),
+    iv(2, [{ min: 1000, max: 2000, count: 5 }]),
+  ]);
+  assert.deepEqual(crop(g), { keep: 2, dropped: 5, total: 10000 });
+  // Exactly 0.1% goes too, no more.
+  const h = grid([1], [iv(1, [{ min: 1, max: 2, count: 990 }, { min: 5, max: 6, count: 9 }, { min: 7, max: 8, count: 1 }])]);
+  assert.deepEqual(crop(h), { keep: 2, dropped: 1, total: 1000 });
+  // One row is always kept.
+  assert.equal(crop(grid([1], [iv(1, [{ min: 1, max: 2, count: 1 }])])).keep, 1);
+});
+
+test('a rectangle adds its cells', () => {
+  const g = grid([1, 2, 3], [
+    iv(1, [{ min: 1, max: 2, count: 1 }, { min: 2, max: 3, count: 2 }]),
+    iv(2, [{ min: 2, max: 3, count: 4 }, { min: 3, max: 4, count: 8 }]),
+    iv(3, [{ min: 1, max: 2, count: 16 }]),
+  ]);
+  assert.equal(sumRect(g, 0, 1, 1, 2), 14);
+  assert.equal(sumRect(g, 0, 2, 0, 0), 17);
+});
+
+test('a selection by key: the buckets in the range, in the time range', () => {
+  const k = (key, buckets) => ({ key, value: 0, buckets });
+  const ivs = [
+    { sample: 1, data: { value: 0, data: [k('dd', [{ min: 10, max: 20, count: 3 }, { min: 20, max: 30, count: 4 }, { min: 30, max: 40, count: 100 }]), k('sh', [{ min: 10, max: 20, count: 1 }])] } },
+    { sample: 2, data: { value: 0, data: [k('dd', [{ min: 20, max: 30, count: 5 }]), k('sh', [{ min: 5, max: 10, count: 7 }])] } },
+    { sample: 3, data: { value: 0, data: [k('dd', [{ min: 20, max: 30, count: 50 }])] } },
+  ];
+  assert.deepEqual(keyCounts(ivs, 1, 3, 10, 30), [{ key: 'dd', count: 12 }, { key: 'sh', count: 1 }]);
+  assert.deepEqual(keyCounts(ivs, 1, 2, 30, undefined), [{ key: 'dd', count: 100 }]);
 });

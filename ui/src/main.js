@@ -48,7 +48,13 @@ async function route() {
   const current = (id) => document.getElementById(id).setAttribute('aria-current', 'page');
   document.body.dataset.view = parts[0] || 'worksheets';
   try {
-    if (!app.stats.size) app.stats = new Map(((await call('GET', '/statistics')).statistics || []).map((s) => [s.name, s]));
+    // The catalogue loads beside the view: a worksheet needs it only for
+    // its menus and the datalist of names, which wait for it.
+    if (!app.statsReady) {
+      app.statsReady = call('GET', '/statistics').then((r) => { app.stats = new Map((r.statistics || []).map((s) => [s.name, s])); });
+      app.statsReady.catch((e) => { app.statsReady = null; toast(e.message, true); });
+    }
+    if (parts[0] === 'statistics' || parts[0] === 'datasets') await app.statsReady;
     switch (parts[0]) {
       case 'datasets':
         current('nav-datasets');

@@ -65,3 +65,16 @@ export function stack(s) {
     return acc[i];
   }));
 }
+
+// extremes finds the lowest and highest values (the first of equals) of
+// a series, skipping gaps; null when it has no value.
+export function extremes(values) {
+  let min = null;
+  let max = null;
+  values.forEach((v, i) => {
+    if (v === null || v === undefined) return;
+    if (min === null || v < values[min]) min = i;
+    if (max === null || v > values[max]) max = i;
+  });
+  return min === null ? null : { min, max };
+}

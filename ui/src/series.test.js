@@ -1,7 +1,7 @@
 // node --test: what the charts draw from the API's intervals.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { axis, build, stack, TOP } from './series.js';
+import { axis, build, stack, extremes, TOP } from './series.js';
 
 const iv = (sample, value, keys) => ({ sample, data: { value, data: keys && Object.entries(keys).map(([key, v]) => ({ key, value: v })) } });
 
@@ -43,4 +43,9 @@ test('stack: each row is the sum of the rows up to it; the last is the total', (
   assert.deepEqual(s.entries.map((e) => e.key), ['b', 'a']); // b's 6 over a's 3
   assert.deepEqual(st[0], [2, null, 4]);
   assert.deepEqual(st[1], [5, null, 4]);
+});
+
+test('extremes skip gaps and take the first of equals', () => {
+  assert.deepEqual(extremes([null, 3, 1, 7, 1, 7, null]), { min: 2, max: 3 });
+  assert.equal(extremes([null, null]), null);
 });

@@ -48,8 +48,10 @@ export function fmtNs(v) {
   return +(v / 1e9).toPrecision(3) + 's';
 }
 
-export function fmtTime(sec) {
-  return new Date(sec * 1000).toISOString().slice(11, 19) + 'Z';
+// fmtTime writes a time in UTC: HH:MM:SSZ, or with its date when long.
+export function fmtTime(sec, long) {
+  const iso = new Date(sec * 1000).toISOString();
+  return long ? iso.slice(0, 10) + ' ' + iso.slice(11, 19) + 'Z' : iso.slice(11, 19) + 'Z';
 }
 
 // The series' colours, readable on both themes.
