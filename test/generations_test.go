@@ -145,3 +145,70 @@ func TestGenerationsLoadEveryStatistic(t *testing.T) {
 	}
 	t.Logf("%d dynamic datasets loaded", n)
 }
+
+// Marking a distribution for export restarts its session on another scale
+// while a workload runs: every write is counted once, none twice in the
+// overlap of the two sessions (the new one used to count from its start,
+// the old one until it was read, and the writes between were in both).
+func TestExportSwitchCountsOnce(t *testing.T) {
+	name, path := uniqueDD(t, "ddexp")
+	a, err := agent.New(agent.Config{Store: agent.NewMemStore(), Catalogue: stats.New(), Budget: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go a.Run(ctx)
+	d, err := a.Create("syscall.latency[execname="+name+"][name=write]", analytics.Open)
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := time.Now().Truncate(time.Second).Add(time.Second)
+	time.Sleep(time.Until(next) + 100*time.Millisecond)
+	start := next
+	const writes = 200000
+	cmd := exec.Command(path, "if=/dev/zero", "of=/dev/null", "bs=1", "count="+strconv.Itoa(writes), "status=none")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	switches := 0
+	for export := true; ; export = !export {
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("dd: %v", err)
+			}
+		default:
+			if _, err := a.SetExport(d.Name, export); err != nil {
+				t.Fatal(err)
+			}
+			switches++
+			time.Sleep(50 * time.Millisecond)
+			continue
+		}
+		break
+	}
+	n := int(time.Since(start)/time.Second) + 2
+	wctx, wcancel := context.WithTimeout(ctx, time.Minute)
+	defer wcancel()
+	secs, err := a.Data(wctx, d.Name, start, n, analytics.PerSecond, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got int64
+	for _, s := range secs {
+		for _, r := range s.Rows {
+			got += r.Value
+		}
+	}
+	if switches < 2 {
+		t.Fatalf("dd ended after %d switches: the test needs the switches during its writes", switches)
+	}
+	if got != writes {
+		t.Errorf("%d writes counted over %d switches of scale, want %d", got, switches, writes)
+	}
+	t.Logf("%d switches", switches)
+}

@@ -241,7 +241,10 @@ func (a *Agent) SetState(name string, state analytics.State) (analytics.Dataset,
 // SetExport marks a dataset for export as Prometheus metrics, or unmarks
 // it. A built-in distribution is quantized on another scale when
 // exported (stats.ExportScale): a running one is restarted on it, and
-// what it counted in the current second is kept.
+// what it counted in the current second is kept. The new session is
+// attached first but counts only from the instant the old one's interval
+// ends (both swapped back to back): an event is counted by one of them,
+// never both.
 func (a *Agent) SetExport(name string, export bool) (analytics.Dataset, error) {
 	a.createMu.Lock()
 	defer a.createMu.Unlock()
@@ -266,7 +269,7 @@ func (a *Agent) SetExport(name string, export bool) (analytics.Dataset, error) {
 			return analytics.Dataset{}, userErr(err)
 		}
 		if running {
-			if c, err = a.runPlan(ds.info.Name, pl); err != nil {
+			if c, err = a.start(pl, a.cfg.AggEntries); err != nil {
 				return analytics.Dataset{}, err
 			}
 		}
@@ -275,7 +278,14 @@ func (a *Agent) SetExport(name string, export bool) (analytics.Dataset, error) {
 	var old collector
 	if replan {
 		if c != nil && ds.coll != nil {
-			old = a.stop(ds, a.now())
+			now := a.now()
+			_ = ds.coll.swap() // a failure is the old session's sample to report
+			if err := c.prime(now); err != nil {
+				a.mu.Unlock()
+				c.close()
+				return analytics.Dataset{}, fmt.Errorf("priming %s: %w", ds.info.Name, err)
+			}
+			old = a.stop(ds, now)
 			ds.coll = c
 		} else if c != nil {
 			old = c // suspended meanwhile

@@ -180,6 +180,9 @@ func startDynamic(pl *stats.Plan, aggEntries int) (collector, error) {
 }
 
 func (c *dynamic) swap() error {
+	if c.swapped {
+		return nil // the interval already ended: a second flip would bring back the one not yet read
+	}
 	if err := c.sess.Flip(); err != nil {
 		return err
 	}
