@@ -3,6 +3,7 @@ package test
 import (
 	"context"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"testing"
 	"time"
@@ -147,9 +148,14 @@ func TestGenerationsLoadEveryStatistic(t *testing.T) {
 }
 
 // Marking a distribution for export restarts its session on another scale
-// while a workload runs: every write is counted once, none twice in the
-// overlap of the two sessions (the new one used to count from its start,
-// the old one until it was read, and the writes between were in both).
+// while a workload runs. The new session counts in step with the old one
+// (one flip of a shared generation index ends the old one's interval and
+// starts the new one's), so nothing is lost, and what can be counted twice
+// is only an event whose two programs (the old session's, then the new
+// one's, run one after the other by the tracepoint) straddle the flip: at
+// most one per CPU a switch. The new session used to count from its
+// start, the old one until it was read, and the thousands of writes
+// between were in both.
 func TestExportSwitchCountsOnce(t *testing.T) {
 	name, path := uniqueDD(t, "ddexp")
 	a, err := agent.New(agent.Config{Store: agent.NewMemStore(), Catalogue: stats.New(), Budget: -1})
@@ -207,8 +213,8 @@ func TestExportSwitchCountsOnce(t *testing.T) {
 	if switches < 2 {
 		t.Fatalf("dd ended after %d switches: the test needs the switches during its writes", switches)
 	}
-	if got != writes {
-		t.Errorf("%d writes counted over %d switches of scale, want %d", got, switches, writes)
+	if extra := got - writes; extra < 0 || extra > int64(switches*runtime.NumCPU()) {
+		t.Errorf("%d writes counted over %d switches of scale, want %d (and at most one more per CPU a switch)", got, switches, writes)
 	}
 	t.Logf("%d switches", switches)
 }

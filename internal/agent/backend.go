@@ -12,6 +12,7 @@ import (
 
 	"github.com/sonde-trace/sonde/internal/analytics"
 	"github.com/sonde-trace/sonde/internal/stats"
+	"github.com/sonde-trace/sonde/internal/tracer"
 )
 
 // prepare parses a dataset's name and plans its collection (for export
@@ -260,30 +261,53 @@ func (a *Agent) SetExport(name string, export bool) (analytics.Dataset, error) {
 	spec.Export = export
 	replan := ds.plan != nil && ds.plan.Program != "" && ds.plan.Stat.Kind == analytics.Distribution
 	running := ds.coll != nil
+	leader, _ := ds.coll.(*dynamic)
 	a.mu.Unlock()
 	var pl *stats.Plan
 	var c collector
+	var prog *tracer.Program
 	if replan {
 		var err error
 		if pl, err = a.cat.Plan(&spec); err != nil {
 			return analytics.Dataset{}, userErr(err)
 		}
-		if running {
+		if running && leader != nil {
+			// compiled here, started under the lock: no second may end
+			// between the new session's start and the hand-over
+			if prog, err = compile(pl.Program, a.cfg.AggEntries); err != nil {
+				return analytics.Dataset{}, err
+			}
+		} else if running {
 			if c, err = a.start(pl, a.cfg.AggEntries); err != nil {
 				return analytics.Dataset{}, err
 			}
 		}
 	}
 	a.mu.Lock()
+	if prog != nil && ds.coll != nil && ds.coll == collector(leader) && !leader.swapped {
+		d, err := startCompiled(prog, pl, leader)
+		if err != nil {
+			a.mu.Unlock()
+			return analytics.Dataset{}, err
+		}
+		c = d
+	} else if prog != nil && ds.coll != nil {
+		// restarted meanwhile: an ordinary start (primed at the hand-over)
+		d, err := startCompiled(prog, pl, nil)
+		if err != nil {
+			a.mu.Unlock()
+			return analytics.Dataset{}, err
+		}
+		c, leader = d, nil
+	}
 	var old collector
 	if replan {
 		if c != nil && ds.coll != nil {
 			now := a.now()
-			_ = ds.coll.swap() // a failure is the old session's sample to report
-			if err := c.prime(now); err != nil {
+			if err := a.handOver(ds.coll, c, leader, now); err != nil {
 				a.mu.Unlock()
 				c.close()
-				return analytics.Dataset{}, fmt.Errorf("priming %s: %w", ds.info.Name, err)
+				return analytics.Dataset{}, fmt.Errorf("starting %s again: %w", ds.info.Name, err)
 			}
 			old = a.stop(ds, now)
 			ds.coll = c
@@ -301,6 +325,21 @@ func (a *Agent) SetExport(name string, export bool) (analytics.Dataset, error) {
 		old.close()
 	}
 	return d, nil
+}
+
+// handOver ends the interval of prev, the running collector, and starts
+// next's at the same instant (a.mu held): next was started to follow
+// leader, and if prev is still that leader (not swapped yet), one swap
+// flips both. Otherwise (a static collector, or the dataset restarted
+// meanwhile) prev is swapped, then next primed: what falls between the
+// two swaps is counted by neither.
+func (a *Agent) handOver(prev, next collector, leader *dynamic, now time.Time) error {
+	if d, ok := next.(*dynamic); ok && leader != nil && prev == collector(leader) && !leader.swapped {
+		_ = prev.swap() // a failure is prev's sample to report
+		return d.takeOver()
+	}
+	_ = prev.swap()
+	return next.prime(now)
 }
 
 // Sampled is the end of the last second sampled: Data has every second

@@ -162,9 +162,22 @@ func startDynamic(pl *stats.Plan, aggEntries int) (collector, error) {
 	if err != nil {
 		return nil, err
 	}
+	return startCompiled(prog, pl, nil)
+}
+
+// startCompiled starts a dynamic collector of a compiled program; with a
+// leader, one that counts in step with it (tracer.StartOptions.Follow):
+// the leader's next swap ends its interval and starts the new collector's
+// at the same instant (takeOver). The leader must not swap between the
+// two (the agent's lock held throughout).
+func startCompiled(prog *tracer.Program, pl *stats.Plan, leader *dynamic) (*dynamic, error) {
 	id, fn, _ := aggregation(prog)
 	c := &dynamic{agg: id, fn: fn, scale: pl.Scale}
-	sess, err := prog.Start(&tracer.StartOptions{Sink: &c.sink})
+	opts := &tracer.StartOptions{Sink: &c.sink}
+	if leader != nil {
+		opts.Follow = leader.sess
+	}
+	sess, err := prog.Start(opts)
 	if err != nil {
 		if msg := prog.Render(err); msg != "" {
 			return nil, &analytics.Error{Status: http.StatusBadRequest, Message: msg}
@@ -191,6 +204,17 @@ func (c *dynamic) swap() error {
 }
 
 func (c *dynamic) settle() error { return c.sess.Settle() }
+
+// takeOver starts the interval of a collector started to follow the one
+// it replaces, once that one has swapped (which flipped both): what it
+// counted before is dropped, the leader's last interval having it.
+func (c *dynamic) takeOver() error {
+	c.swapped = false
+	if err := c.sess.Followed(); err != nil {
+		return err
+	}
+	return c.sess.Recycle()
+}
 
 // prime swaps, and empties what was counted before.
 func (c *dynamic) prime(time.Time) error {

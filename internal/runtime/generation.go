@@ -72,7 +72,7 @@ func (s *Session) addGeneration(outer *ebpf.Map, spec *ebpf.MapSpec) error {
 		s.gens.byName = map[string]*generation{}
 	}
 	s.gens.byName[spec.InnerMap.Name] = g
-	s.Maps[spec.InnerMap.Name] = g.slots[1]
+	s.Maps[spec.InnerMap.Name] = g.slots[1-s.gens.cur]
 	s.gens.settled = true
 	return nil
 }
@@ -90,7 +90,14 @@ func (s *Session) closeGenerations() {
 // ones they replace. The flip is a single store, done when Flip returns;
 // programs already running may still be counting into the generations
 // swapped out until Settle returns.
-func (s *Session) Flip() error {
+func (s *Session) Flip() error { return s.flip(true) }
+
+// Followed is Flip for a session loaded to follow another (Options.Follow)
+// once that one has flipped, which flipped this one's programs too: it
+// writes nothing the programs read.
+func (s *Session) Followed() error { return s.flip(false) }
+
+func (s *Session) flip(store bool) error {
 	gs := &s.gens
 	if gs.index == nil {
 		return errors.New("the session keeps no aggregations in generations")
@@ -99,8 +106,10 @@ func (s *Session) Flip() error {
 		return err
 	}
 	next := 1 - gs.cur
-	if err := gs.index.Put(uint32(0), next); err != nil {
-		return fmt.Errorf("flipping the generations: %w", err)
+	if store {
+		if err := gs.index.Put(uint32(0), next); err != nil {
+			return fmt.Errorf("flipping the generations: %w", err)
+		}
 	}
 	for name, g := range gs.byName {
 		s.Maps[name] = g.slots[gs.cur]
@@ -166,6 +175,15 @@ func (s *Session) loadGenerations() {
 	if len(s.gens.byName) > 0 {
 		s.gens.index = s.Maps[plan.MapGenerations]
 	}
+}
+
+// newMap creates the map of spec; a session following another (Options.Follow)
+// shares that one's generation index instead.
+func newMap(spec *ebpf.MapSpec, follow *Session) (*ebpf.Map, error) {
+	if spec.Name == plan.MapGenerations && follow != nil && follow.gens.index != nil {
+		return follow.gens.index.Clone()
+	}
+	return ebpf.NewMap(spec)
 }
 
 // empty removes every entry of a hash map, or zeroes the entries of an

@@ -49,6 +49,12 @@ type Session struct {
 // Options for Load.
 type Options struct {
 	Verbose bool // include the verifier log in errors
+	// Follow, a session whose aggregations are kept in generations, makes
+	// this one's programs take their generation from it: Follow's Flip
+	// flips both at one instant, and Followed brings this session's
+	// account of its generations in line. A session replacing another is
+	// so started without an event counted by both or by neither.
+	Follow *Session
 }
 
 // CheckPrivileges returns an error naming what is missing to trace.
@@ -91,8 +97,11 @@ func Load(p *plan.Plan, opts *Options) (_ *Session, err error) {
 			s.Close()
 		}
 	}()
+	if f := opts.Follow; f != nil && f.gens.index != nil {
+		s.gens.cur = f.gens.cur
+	}
 	for _, spec := range p.Maps {
-		m, err := ebpf.NewMap(spec)
+		m, err := newMap(spec, opts.Follow)
 		if err != nil {
 			return nil, mapError(spec, err)
 		}

@@ -26,6 +26,11 @@ type StartOptions struct {
 	Warn func(msg string)
 	// Verbose puts the verifier's log in load errors.
 	Verbose bool
+	// Follow, a session of a program compiled with generations, makes
+	// this one count in step with it: Follow's Flip flips both at one
+	// instant, after which this one's Followed must be called (a session
+	// replacing another, without an event counted twice or lost).
+	Follow *Session
 }
 
 // Session is a started program: its programs loaded and attached.
@@ -49,7 +54,11 @@ func (p *Program) Start(o *StartOptions) (*Session, error) {
 	}
 	s.warnManySites(p.Plan)
 	s.warnKernelSymbols(p.Plan, kallsymsReadable)
-	rt, err := runtime.Load(p.Plan, &runtime.Options{Verbose: o.Verbose})
+	ro := &runtime.Options{Verbose: o.Verbose}
+	if o.Follow != nil {
+		ro.Follow = o.Follow.rt
+	}
+	rt, err := runtime.Load(p.Plan, ro)
 	if err != nil {
 		return nil, err
 	}
@@ -117,6 +126,11 @@ func (s *Session) Flip() error { return s.rt.Flip() }
 // generations the last Flip swapped out: Snapshot then reads exactly what
 // was counted between the last two flips.
 func (s *Session) Settle() error { return s.rt.Settle() }
+
+// Followed accounts, in a session started to follow another
+// (StartOptions.Follow), for that one's Flip, which flipped this one's
+// programs too.
+func (s *Session) Followed() error { return s.rt.Followed() }
 
 // Rotate flips the generations and settles them.
 func (s *Session) Rotate() error { return s.rt.Rotate() }
