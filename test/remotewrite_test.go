@@ -1,0 +1,141 @@
+package test
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/sonde-trace/sonde/internal/analytics"
+)
+
+// sonded remote-writes to a real Prometheus (its remote-write receiver
+// and native histograms enabled): every second of a dd's writes is a
+// sample, and the increase between two consecutive samples is exactly
+// sonded's count of that second; Prometheus is stopped for 30 s while
+// another dd runs and started again: the seconds it missed are sent from
+// sonded's store, and the range has no missing second. The latency
+// dataset arrives as a native histogram (and classic buckets) whose count
+// is sonded's.
+func TestPrometheusRemoteWrite(t *testing.T) {
+	pc := promConfig{native: true, dir: t.TempDir(), addr: "127.0.0.1:" + freePort(t), extra: []string{"--web.enable-remote-write-receiver"}}
+	p := runPrometheus(t, pc)
+	host := "rw" + strconv.Itoa(os.Getpid())
+	s := startSonded(t, t.TempDir(), "--remote-write", p.base+"/api/v1/write", "--remote-write-host", host)
+	name, dd := uniqueDD(t, "rdd")
+	ops := "syscall.ops[execname=" + name + "][name]"
+	lat := "syscall.latency[execname=" + name + "]"
+	s.createExported(ops)
+	s.createExported(lat)
+	marker := fmt.Sprintf(`sonde_export_folded_rows_total{dataset=%q,host=%q,instance=%q,job="sonded"}[10m]`, ops, host, host)
+	p.poll("a first remote-written sample", func() bool { return len(p.query(marker, time.Time{})) == 1 })
+
+	from, _ := runDD(t, dd, 20000)
+	p.poll("the first dd's seconds", func() bool {
+		r := p.query(fmt.Sprintf(`sonde_syscall_ops_total{dataset=%q,name="write",host=%q}`, ops, host), time.Time{})
+		return len(r) == 1 && r[0].Values[0].V == 20000
+	})
+	p.stop()
+	stopped := time.Now()
+	t.Logf("Prometheus stopped at %s", stopped.Format(time.RFC3339Nano))
+	runDD(t, dd, 30000)
+	time.Sleep(time.Until(stopped.Add(30 * time.Second)))
+	p = runPrometheus(t, pc)
+	restarted := time.Now()
+	t.Logf("Prometheus restarted at %s", restarted.Format(time.RFC3339Nano))
+	last, n := runDD(t, dd, 10000)
+	end := last.Add(time.Duration(n) * time.Second)
+
+	writes := fmt.Sprintf(`sonde_syscall_ops_total{dataset=%q,name="write",host=%q}[10m]`, ops, host)
+	var got []sample
+	p.poll("the seconds after the last dd", func() bool {
+		r := p.query(writes, time.Time{})
+		if len(r) != 1 {
+			return false
+		}
+		got = r[0].Values
+		return !got[len(got)-1].T.Before(end)
+	})
+	first, final := got[0], got[len(got)-1]
+	t.Logf("%d samples of writes from %s to %s", len(got), first.T.Format(time.RFC3339), final.T.Format(time.RFC3339))
+	if first.T.After(from.Add(time.Second)) {
+		t.Errorf("the first sample of writes is at %s, after the first dd's first second %s", first.T, from)
+	}
+	if !first.T.Before(stopped) || !final.T.After(restarted) {
+		t.Fatalf("the samples do not span the outage: %s to %s", first.T, final.T)
+	}
+	// sonded's own count of each second [T-1s, T) of a sample at T
+	secs := map[int64]int64{}
+	for _, sec := range s.readSeconds(ops, first.T.Add(-time.Second), final.T) {
+		secs[sec.Time.Unix()] = keySum([]analytics.Second{sec}, "write")
+	}
+	var total int64
+	for sec := first.T.Add(-time.Second); sec.Before(final.T); sec = sec.Add(time.Second) {
+		total += secs[sec.Unix()]
+	}
+	if total != 60000 {
+		t.Errorf("sonded counts %d writes over the samples' seconds, want the dds' 60000", total)
+	}
+	if first.V != float64(secs[first.T.Add(-time.Second).Unix()]) {
+		t.Errorf("first sample %v at %s; sonded's second before it: %d", first.V, first.T, secs[first.T.Add(-time.Second).Unix()])
+	}
+	missing := 0
+	for i := 1; i < len(got); i++ {
+		if d := got[i].T.Sub(got[i-1].T); d != time.Second {
+			missing++
+			t.Errorf("samples at %s and %s: %s apart, want every second", got[i-1].T.Format(time.RFC3339), got[i].T.Format(time.RFC3339), d)
+		}
+		want := secs[got[i-1].T.Unix()]
+		if d := got[i].V - got[i-1].V; d != float64(want) {
+			t.Errorf("second %s: Prometheus' increase %v, sonded's count %d", got[i-1].T.Format(time.RFC3339), d, want)
+		}
+	}
+	if final.V != 60000 {
+		t.Errorf("last sample %v at %s, want the dds' 60000 writes", final.V, final.T)
+	}
+	t.Logf("no second missing from %s to %s (%d missing), across the outage from %s to %s", first.T.Format(time.RFC3339), final.T.Format(time.RFC3339), missing, stopped.Format(time.RFC3339), restarted.Format(time.RFC3339))
+
+	// The latency, native and classic: the count at the last sample is
+	// sonded's, from the dataset's first sample.
+	native := fmt.Sprintf(`sonde_syscall_latency_nanoseconds{dataset=%q,host=%q}`, lat, host)
+	r := p.query(fmt.Sprintf(`histogram_count(%s)`, native), final.T)
+	if len(r) != 1 {
+		t.Fatalf("histogram_count(%s): %v", native, r)
+	}
+	lm := p.query(fmt.Sprintf(`sonde_export_folded_rows_total{dataset=%q,host=%q}[10m]`, lat, host), final.T)
+	if len(lm) != 1 {
+		t.Fatalf("no samples of %s: %v", lat, lm)
+	}
+	origin := lm[0].Values[0].T.Add(-time.Second)
+	var events int64
+	var buckets []analytics.Bucket
+	for _, sec := range s.readSeconds(lat, origin, final.T) {
+		for _, row := range sec.Rows {
+			events += row.Value
+			buckets = append(buckets, row.Buckets...)
+		}
+	}
+	if r[0].Values[0].V != float64(events) || events < 60000 {
+		t.Errorf("histogram_count at %s: %v; sonded's events from %s: %d (at least the dds' 60000 writes)", final.T, r[0].Values[0].V, origin, events)
+	}
+	classic := p.query(fmt.Sprintf(`sonde_syscall_latency_nanoseconds_count{dataset=%q,host=%q}`, lat, host), final.T)
+	if len(classic) != 1 || classic[0].Values[0].V != float64(events) {
+		t.Errorf("classic _count at %s: %v, want %d", final.T, classic, events)
+	}
+	b, ok := analytics.Percentile(buckets, 0.99)
+	if !ok {
+		t.Fatalf("sonded has no latency")
+	}
+	q := p.query(fmt.Sprintf(`histogram_quantile(0.99, %s)`, native), final.T)
+	if len(q) != 1 {
+		t.Fatalf("histogram_quantile: %v", q)
+	}
+	v := q[0].Values[0].V
+	k := math.Ceil(math.Log2(v))
+	if lo, hi := math.Exp2(k-1), math.Exp2(k); float64(b.Min-1) < lo || float64(b.Max-1) > hi {
+		t.Errorf("histogram_quantile(0.99) = %v in the native bucket (%v, %v], which does not hold sonded's p99 bucket [%d, %d)", v, lo, hi, b.Min, b.Max)
+	}
+	t.Logf("p99: Prometheus %v, sonded [%d, %d); %d events", v, b.Min, b.Max, events)
+}
