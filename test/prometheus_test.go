@@ -164,7 +164,13 @@ func (p *prometheus) query(q string, at time.Time) []series {
 	if !at.IsZero() {
 		v.Set("time", strconv.FormatFloat(float64(at.UnixMilli())/1000, 'f', 3, 64))
 	}
-	resp, err := http.Get(p.base + "/api/v1/query?" + v.Encode())
+	return p.get("/api/v1/query?"+v.Encode(), q)
+}
+
+// get answers a query's request.
+func (p *prometheus) get(path, q string) []series {
+	p.t.Helper()
+	resp, err := http.Get(p.base + path)
 	if err != nil {
 		p.t.Fatalf("query %s: %v", q, err)
 	}
@@ -203,6 +209,14 @@ func (p *prometheus) query(q string, at time.Time) []series {
 		out = append(out, s)
 	}
 	return out
+}
+
+// queryRange evaluates q over [start, end] every step.
+func (p *prometheus) queryRange(q string, start, end time.Time, step time.Duration) []series {
+	p.t.Helper()
+	f := func(t time.Time) string { return strconv.FormatFloat(float64(t.UnixMilli())/1000, 'f', 3, 64) }
+	v := url.Values{"query": {q}, "start": {f(start)}, "end": {f(end)}, "step": {strconv.FormatFloat(step.Seconds(), 'f', -1, 64)}}
+	return p.get("/api/v1/query_range?"+v.Encode(), q)
 }
 
 // readSeconds reads a dataset's seconds [from, to) from sonded.

@@ -29,6 +29,7 @@ import (
 	"github.com/sonde-trace/sonde/internal/alert"
 	"github.com/sonde-trace/sonde/internal/analytics"
 	"github.com/sonde-trace/sonde/internal/api"
+	"github.com/sonde-trace/sonde/internal/promapi"
 	"github.com/sonde-trace/sonde/internal/promexp"
 	"github.com/sonde-trace/sonde/internal/remotewrite"
 	"github.com/sonde-trace/sonde/internal/stats"
@@ -51,6 +52,7 @@ type config struct {
 	alertBackoff           time.Duration
 	alertRetries           int
 	remoteWrite            remoteWrite
+	queryAPI               bool
 	version                bool
 }
 
@@ -78,8 +80,9 @@ func run(args []string, stderr io.Writer) int {
 	fs.IntVar(&c.alertRetries, "alert-retries", 3, "how many times a failed alert action is tried again")
 	fs.DurationVar(&c.alertBackoff, "alert-backoff", time.Second, "the wait before an alert action's first retry (doubled for each next)")
 	fs.StringVar(&c.remoteWrite.url, "remote-write", "", "send the exported datasets to this Prometheus remote-write URL (e.g. http://HOST:9090/api/v1/write)")
-	fs.StringVar(&c.remoteWrite.host, "remote-write-host", "", "the host and instance labels of what is sent (default the host's name)")
-	fs.StringVar(&c.remoteWrite.job, "remote-write-job", "sonded", "the job label of what is sent")
+	fs.StringVar(&c.remoteWrite.host, "host-label", "", "the host and instance labels of the series sent by remote-write and served by the query API (default the host's name)")
+	fs.BoolVar(&c.queryAPI, "query-api", true, "serve the Prometheus query API (/api/v1/query ...) over the store")
+	fs.StringVar(&c.remoteWrite.job, "remote-write-job", "sonded", "the job label of the series sent by remote-write and served by the query API")
 	fs.StringVar(&c.remoteWrite.tokenFile, "remote-write-bearer-token-file", "", "file holding the receiver's bearer token")
 	fs.StringVar(&c.remoteWrite.user, "remote-write-user", "", "user for the receiver's basic auth (with --remote-write-password-file)")
 	fs.StringVar(&c.remoteWrite.passwordFile, "remote-write-password-file", "", "file holding the receiver's basic auth password")
@@ -170,11 +173,23 @@ func serve(c *config, stderr io.Writer) error {
 	}
 	hopts.Logf = logger.Printf
 	apiH := api.New(a, hopts)
-	h := apiH.Mount(map[string]http.Handler{
+	routes := map[string]http.Handler{
 		alert.Prefix: alerts.Handler(),
 		"/metrics":   promexp.Handler(promexp.New(a, nil)),
 		"/":          ui.WithAPI(apiH), // the web UI, and the analytics API under its prefix
-	})
+	}
+	if c.queryAPI {
+		qa, err := promapi.New(a, promapi.Config{Host: c.remoteWrite.host, Job: c.remoteWrite.job})
+		if err != nil {
+			ln.Close()
+			alerts.Close()
+			a.Close()
+			db.Close()
+			return err
+		}
+		routes[promapi.Prefix] = qa.Handler()
+	}
+	h := apiH.Mount(routes)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	done := make(chan error, 2)

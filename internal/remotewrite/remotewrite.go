@@ -294,10 +294,7 @@ func (w *Writer) build(ctx context.Context, b *batch, end time.Time) (bool, erro
 				t = promexp.RestoreTotals(d, st, saved)
 				delete(w.saved, d.Name)
 			} else {
-				// a new origin: the second after the current one, as
-				// /metrics (a distribution marked in this second has
-				// buckets of two scales in it)
-				t = promexp.NewTotals(d, st, end.Add(time.Second))
+				t = promexp.NewTotals(d, st, w.origin(d, end))
 			}
 		}
 		cur[d.Name] = t
@@ -353,6 +350,18 @@ func (w *Writer) build(ctx context.Context, b *batch, end time.Time) (bool, erro
 		}
 	}
 	return more, nil
+}
+
+// origin is where a dataset first seen at end starts: its creation's
+// second when it was created just now, as the query API's counters
+// (package promapi) start; otherwise, as /metrics, the second after the
+// current one (a distribution marked for export in the current second has
+// buckets of two scales in it).
+func (w *Writer) origin(d analytics.Dataset, end time.Time) time.Time {
+	if c := d.Created.Truncate(time.Second); !c.Before(w.start) && end.Sub(c) <= 10*time.Second {
+		return c
+	}
+	return end.Add(time.Second)
 }
 
 // read reads n seconds of a dataset from start.
