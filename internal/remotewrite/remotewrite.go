@@ -116,7 +116,6 @@ type Writer struct {
 	cfg    Config
 	client *http.Client
 	key    string // of the state in meta
-	start  time.Time
 
 	mu    sync.Mutex
 	sets  map[string]*promexp.Totals
@@ -170,7 +169,7 @@ func New(src promexp.Source, meta Meta, cfg Config) (*Writer, error) {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.TLSClientConfig = cfg.TLS
 	w := &Writer{src: src, meta: meta, cfg: cfg, client: &http.Client{Transport: tr, Timeout: cfg.Timeout},
-		key: "remotewrite " + cfg.URL, start: cfg.Now().Truncate(time.Second), sets: map[string]*promexp.Totals{}}
+		key: "remotewrite " + cfg.URL, sets: map[string]*promexp.Totals{}}
 	b, err := meta.GetMeta(w.key)
 	if err != nil {
 		return nil, fmt.Errorf("remote-write: reading its state: %w", err)
@@ -338,13 +337,10 @@ func (w *Writer) build(ctx context.Context, b *batch, end time.Time) (bool, erro
 			}
 			for i := 0; i < n && b.samples < w.cfg.MaxSamples; i++ {
 				at := t.Next()
-				s, ok := byTime[at.Unix()]
-				t.Add([]analytics.Second{s}, at.Add(time.Second), w.cfg.MaxSeries)
-				if !ok && at.Before(w.start) {
-					// before sonded started: a second it did not
-					// sample is not sent as a second without events
-					continue
-				}
+				// a second the store does not have (nothing counted,
+				// or sonded was not running) is sent as one without
+				// events, as the query API serves it
+				t.Add([]analytics.Second{byTime[at.Unix()]}, at.Add(time.Second), w.cfg.MaxSeries)
 				w.append(b, t, at.Add(time.Second))
 			}
 		}
@@ -358,7 +354,7 @@ func (w *Writer) build(ctx context.Context, b *batch, end time.Time) (bool, erro
 // current one (a distribution marked for export in the current second has
 // buckets of two scales in it).
 func (w *Writer) origin(d analytics.Dataset, end time.Time) time.Time {
-	if c := d.Created.Truncate(time.Second); !c.Before(w.start) && end.Sub(c) <= 10*time.Second {
+	if c := d.Created.Truncate(time.Second); end.Sub(c) <= 10*time.Second {
 		return c
 	}
 	return end.Add(time.Second)
