@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/prometheus/common/model"
@@ -313,25 +314,35 @@ func (a *API) sumTiers(ctx context.Context, t *promexp.Totals, name string, from
 // emit appends m's samples at ms to the series of out.
 func (a *API) emit(out map[string]*built, order *[]string, m promexp.Metric, ms int64) {
 	add := func(name, le string, s chunks.Sample) {
-		b := labels.NewScratchBuilder(len(m.Labels) + 5)
-		b.Add(model.MetricNameLabel, name)
-		b.Add("host", a.cfg.Host)
-		b.Add("instance", a.cfg.Host)
-		b.Add("job", a.cfg.Job)
+		// the series' identity: its name, le and label values (the
+		// family's labels are in a fixed order)
+		var id strings.Builder
+		id.WriteString(name)
+		id.WriteByte(0)
+		id.WriteString(le)
 		for _, l := range m.Labels {
-			b.Add(l.Name, l.Value)
+			id.WriteByte(0)
+			id.WriteString(l.Name)
+			id.WriteByte(1)
+			id.WriteString(l.Value)
 		}
-		if le != "" {
-			b.Add("le", le)
-		}
-		b.Sort()
-		ls := b.Labels()
-		id := ls.String()
-		s0 := out[id]
+		s0 := out[id.String()]
 		if s0 == nil {
-			s0 = &built{labels: ls}
-			out[id] = s0
-			*order = append(*order, id)
+			b := labels.NewScratchBuilder(len(m.Labels) + 5)
+			b.Add(model.MetricNameLabel, name)
+			b.Add("host", a.cfg.Host)
+			b.Add("instance", a.cfg.Host)
+			b.Add("job", a.cfg.Job)
+			for _, l := range m.Labels {
+				b.Add(l.Name, l.Value)
+			}
+			if le != "" {
+				b.Add("le", le)
+			}
+			b.Sort()
+			s0 = &built{labels: b.Labels()}
+			out[id.String()] = s0
+			*order = append(*order, id.String())
 		}
 		s0.samples = append(s0.samples, s)
 	}
