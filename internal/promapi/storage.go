@@ -255,7 +255,7 @@ func (a *API) build(ctx context.Context, tg target, mint, maxt int64) ([]*built,
 			if ms < mint || ms > maxt {
 				continue
 			}
-			tot.Metrics(func(m promexp.Metric) { a.emit(out, &order, m, ms) })
+			tot.Metrics(func(m promexp.Metric) { a.emit(out, &order, m, ms, int(to.Sub(from)/time.Second)) })
 		}
 	}
 	res := make([]*built, 0, len(order))
@@ -311,8 +311,9 @@ func (a *API) sumTiers(ctx context.Context, t *promexp.Totals, name string, from
 	return nil
 }
 
-// emit appends m's samples at ms to the series of out.
-func (a *API) emit(out map[string]*built, order *[]string, m promexp.Metric, ms int64) {
+// emit appends m's samples at ms to the series of out; a new series has
+// room for n samples.
+func (a *API) emit(out map[string]*built, order *[]string, m promexp.Metric, ms int64, n int) {
 	add := func(name, le string, s chunks.Sample) {
 		// the series' identity: its name, le and label values (the
 		// family's labels are in a fixed order)
@@ -340,7 +341,7 @@ func (a *API) emit(out map[string]*built, order *[]string, m promexp.Metric, ms 
 				b.Add("le", le)
 			}
 			b.Sort()
-			s0 = &built{labels: b.Labels()}
+			s0 = &built{labels: b.Labels(), samples: make([]chunks.Sample, 0, n)}
 			out[id.String()] = s0
 			*order = append(*order, id.String())
 		}

@@ -14,14 +14,21 @@ import (
 // the other writer of these series: remote-write, which adds the
 // dataset's seconds one at a time and keeps its totals across restarts
 // (State, RestoreTotals).
-type Totals struct{ x *exported }
+type Totals struct {
+	x *exported
+	// cached for Metrics: the series' ids in order, and their labels
+	// (series are only ever added)
+	name   string
+	ids    []string
+	labels map[string][]Label
+}
 
 // NewTotals starts a dataset's totals at next (a second's start): a
 // counter's value at a time T is the sum of its seconds in [next, T).
 func NewTotals(d analytics.Dataset, st analytics.Statistic, next time.Time) *Totals {
 	x := &exported{stat: st, next: next, series: map[string]*series{}}
 	x.bind(d)
-	return &Totals{x}
+	return &Totals{x: x}
 }
 
 // Next is the first second not yet added.
@@ -52,7 +59,7 @@ func (t *Totals) Clone() *Totals {
 		}
 		x.series[id] = &c
 	}
-	return &Totals{&x}
+	return &Totals{x: &x, name: t.name, ids: t.ids, labels: t.labels}
 }
 
 // Label is a label's name and value.
@@ -87,7 +94,7 @@ type Metric struct {
 	// _bucket, _count and _sum to it).
 	Name string
 	// Labels: "dataset" and the non-empty breakdown labels, in the
-	// family's order.
+	// family's order (shared between calls: not to be changed).
 	Labels []Label
 	Kind   analytics.Kind
 	// Value of a counter or a gauge.
@@ -106,24 +113,30 @@ const FoldedName = "sonde_export_folded_rows_total"
 // their keys, then with the dataset's folded-rows counter.
 func (t *Totals) Metrics(fn func(Metric)) {
 	x := t.x
-	name, _ := MetricName(x.stat)
-	names := make([]string, len(x.family.breakdowns))
-	for i, b := range x.family.breakdowns {
-		names[i] = labelName(b)
-	}
-	ids := make([]string, 0, len(x.series))
-	for id := range x.series {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	for _, id := range ids {
-		s := x.series[id]
-		m := Metric{Name: name, Kind: x.stat.Kind, Labels: []Label{{"dataset", x.family.dataset}}}
-		for i, v := range s.labels {
-			if v != "" {
-				m.Labels = append(m.Labels, Label{names[i], v})
-			}
+	if len(t.ids) != len(x.series) || t.name == "" {
+		t.name, _ = MetricName(x.stat)
+		names := make([]string, len(x.family.breakdowns))
+		for i, b := range x.family.breakdowns {
+			names[i] = labelName(b)
 		}
+		ids := make([]string, 0, len(x.series))
+		labels := make(map[string][]Label, len(x.series))
+		for id, s := range x.series {
+			ids = append(ids, id)
+			ls := []Label{{"dataset", x.family.dataset}}
+			for i, v := range s.labels {
+				if v != "" {
+					ls = append(ls, Label{names[i], v})
+				}
+			}
+			labels[id] = ls
+		}
+		sort.Strings(ids)
+		t.ids, t.labels = ids, labels
+	}
+	for _, id := range t.ids {
+		s := x.series[id]
+		m := Metric{Name: t.name, Kind: x.stat.Kind, Labels: t.labels[id]}
 		switch x.stat.Kind {
 		case analytics.Distribution:
 			m.Count = uint64(s.count)
