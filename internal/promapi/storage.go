@@ -227,7 +227,7 @@ func (a *API) build(ctx context.Context, tg target, mint, maxt int64) ([]*built,
 	}
 	tot := promexp.NewTotals(tg.d, tg.st, org)
 	if tg.st.Kind != analytics.Gauge {
-		if err := a.sumTiers(ctx, tot, tg.d.Name, org, from); err != nil {
+		if err := tot.AddRange(ctx, a.src, from, a.cfg.MaxSeries); err != nil {
 			return nil, err
 		}
 	}
@@ -263,52 +263,6 @@ func (a *API) build(ctx context.Context, tg target, mint, maxt int64) ([]*built,
 		res = append(res, out[id])
 	}
 	return res, nil
-}
-
-// sumTiers adds the dataset's intervals in [from, to) to t, each read
-// from the coarsest tier holding it whole: seconds to the first minute,
-// minutes to the first hour, hours, then minutes and seconds to to.
-func (a *API) sumTiers(ctx context.Context, t *promexp.Totals, name string, from, to time.Time) error {
-	at := from
-	read := func(g analytics.Granularity, until time.Time) error {
-		w := g.Width()
-		if until.After(to) {
-			until = to
-		}
-		n := int(until.Sub(at) / w)
-		if n <= 0 || !at.Truncate(w).Equal(at) {
-			return nil
-		}
-		secs, err := a.src.Data(ctx, name, at, n, g, false)
-		if err != nil {
-			return fmt.Errorf("reading %s: %w", name, err)
-		}
-		at = at.Add(time.Duration(n) * w)
-		t.Add(secs, at, a.cfg.MaxSeries)
-		return nil
-	}
-	ceil := func(x time.Time, w time.Duration) time.Time {
-		if c := x.Truncate(w); !c.Equal(x) {
-			return c.Add(w)
-		}
-		return x
-	}
-	steps := []struct {
-		g     analytics.Granularity
-		until func() time.Time
-	}{
-		{analytics.PerSecond, func() time.Time { return ceil(at, time.Minute) }},
-		{analytics.PerMinute, func() time.Time { return ceil(at, time.Hour) }},
-		{analytics.PerHour, func() time.Time { return to.Truncate(time.Hour) }},
-		{analytics.PerMinute, func() time.Time { return to.Truncate(time.Minute) }},
-		{analytics.PerSecond, func() time.Time { return to }},
-	}
-	for _, st := range steps {
-		if err := read(st.g, st.until()); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // emit appends m's samples at ms to the series of out; a new series has

@@ -1,6 +1,8 @@
 package promexp
 
 import (
+	"context"
+	"fmt"
 	"math"
 	"sort"
 	"strconv"
@@ -235,4 +237,56 @@ func RestoreTotals(d analytics.Dataset, stat analytics.Statistic, st TotalsState
 		t.x.series[joinKey(key)] = s
 	}
 	return t
+}
+
+// AddRange adds the dataset's intervals in [Next, to) from src, each
+// read from the coarsest tier that holds it whole: seconds to the first
+// minute, minutes to the first hour, hours, then minutes and seconds to
+// to. For counters and distributions (a gauge's level is a second's, not
+// a sum). Next is to after it.
+func (t *Totals) AddRange(ctx context.Context, src Source, to time.Time, maxSeries int) error {
+	name := t.x.family.dataset
+	at := t.Next()
+	read := func(g analytics.Granularity, until time.Time) error {
+		w := g.Width()
+		if until.After(to) {
+			until = to
+		}
+		n := int(until.Sub(at) / w)
+		if n <= 0 || !at.Truncate(w).Equal(at) {
+			return nil
+		}
+		secs, err := src.Data(ctx, name, at, n, g, false)
+		if err != nil {
+			return fmt.Errorf("reading %s: %w", name, err)
+		}
+		at = at.Add(time.Duration(n) * w)
+		t.Add(secs, at, maxSeries)
+		return nil
+	}
+	ceil := func(x time.Time, w time.Duration) time.Time {
+		if c := x.Truncate(w); !c.Equal(x) {
+			return c.Add(w)
+		}
+		return x
+	}
+	steps := []struct {
+		g     analytics.Granularity
+		until func() time.Time
+	}{
+		{analytics.PerSecond, func() time.Time { return ceil(at, time.Minute) }},
+		{analytics.PerMinute, func() time.Time { return ceil(at, time.Hour) }},
+		{analytics.PerHour, func() time.Time { return to.Truncate(time.Hour) }},
+		{analytics.PerMinute, func() time.Time { return to.Truncate(time.Minute) }},
+		{analytics.PerSecond, func() time.Time { return to }},
+	}
+	for _, st := range steps {
+		if err := read(st.g, st.until()); err != nil {
+			return err
+		}
+	}
+	if t.Next().Before(to) {
+		t.Add(nil, to, maxSeries)
+	}
+	return nil
 }

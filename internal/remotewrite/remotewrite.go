@@ -293,7 +293,7 @@ func (w *Writer) build(ctx context.Context, b *batch, end time.Time) (bool, erro
 				t = promexp.RestoreTotals(d, st, saved)
 				delete(w.saved, d.Name)
 			} else {
-				t = promexp.NewTotals(d, st, w.origin(d, end))
+				t = promexp.NewTotals(d, st, origin(d))
 			}
 		}
 		cur[d.Name] = t
@@ -317,13 +317,12 @@ func (w *Writer) build(ctx context.Context, b *batch, end time.Time) (bool, erro
 				if end.Before(upTo) {
 					upTo = end
 				}
-				n := min(int(upTo.Sub(t.Next())/time.Second), 3600)
-				secs, err := w.read(ctx, d.Name, t.Next(), n)
-				if err != nil {
+				b.skipped += int64(upTo.Sub(t.Next()) / time.Second)
+				if t.Statistic().Kind == analytics.Gauge {
+					t.Add(nil, upTo, w.cfg.MaxSeries) // a level needs no history
+				} else if err := t.AddRange(ctx, w.src, upTo, w.cfg.MaxSeries); err != nil {
 					return false, err
 				}
-				t.Add(secs, t.Next().Add(time.Duration(n)*time.Second), w.cfg.MaxSeries)
-				b.skipped += int64(n)
 				continue
 			}
 			n := min(int(end.Sub(t.Next())/time.Second), 60)
@@ -348,17 +347,9 @@ func (w *Writer) build(ctx context.Context, b *batch, end time.Time) (bool, erro
 	return more, nil
 }
 
-// origin is where a dataset first seen at end starts: its creation's
-// second when it was created just now, as the query API's counters
-// (package promapi) start; otherwise, as /metrics, the second after the
-// current one (a distribution marked for export in the current second has
-// buckets of two scales in it).
-func (w *Writer) origin(d analytics.Dataset, end time.Time) time.Time {
-	if c := d.Created.Truncate(time.Second); end.Sub(c) <= 10*time.Second {
-		return c
-	}
-	return end.Add(time.Second)
-}
+// origin is where a dataset's counters start: its creation's second, as
+// the query API's (package promapi), whenever the writer first sees it.
+func origin(d analytics.Dataset) time.Time { return d.Created.Truncate(time.Second) }
 
 // read reads n seconds of a dataset from start.
 func (w *Writer) read(ctx context.Context, name string, start time.Time, n int) ([]analytics.Second, error) {
