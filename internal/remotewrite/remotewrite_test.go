@@ -29,14 +29,24 @@ func (s *source) Datasets() []analytics.Dataset {
 	return []analytics.Dataset{{Name: "syscall.ops[name]", Statistic: "syscall.ops", Breakdowns: []string{"name"}, Created: s.created, Export: true}}
 }
 func (s *source) Sampled() time.Time { s.mu.Lock(); defer s.mu.Unlock(); return s.end }
-func (s *source) Data(_ context.Context, _ string, start time.Time, n int, _ analytics.Granularity, _ bool) ([]analytics.Second, error) {
+
+// Data: 10 writes in every second of [created, end), summed over each
+// interval of g (as the agent's tiers).
+func (s *source) Data(_ context.Context, _ string, start time.Time, n int, g analytics.Granularity, _ bool) ([]analytics.Second, error) {
+	w := g.Width()
+	end := s.Sampled()
 	var out []analytics.Second
 	for i := 0; i < n; i++ {
-		at := start.Add(time.Duration(i) * time.Second)
-		if at.Before(s.created) || !at.Before(s.Sampled()) {
-			continue
+		from := start.Add(time.Duration(i) * w)
+		var count int64
+		for at := from; at.Before(from.Add(w)); at = at.Add(time.Second) {
+			if !at.Before(s.created) && at.Before(end) {
+				count += 10
+			}
 		}
-		out = append(out, analytics.Second{Time: at, Samples: 1, Rows: []analytics.Row{{Key: []string{"write"}, Value: 10}}})
+		if count > 0 {
+			out = append(out, analytics.Second{Time: from, Samples: 1, Rows: []analytics.Row{{Key: []string{"write"}, Value: count}}})
+		}
 	}
 	return out, nil
 }
@@ -177,19 +187,16 @@ func TestWriter(t *testing.T) {
 	}
 }
 
-// Seconds older than MaxCatchUp are added to the totals but not sent.
+// Seconds older than MaxCatchUp are added to the totals (through the
+// minute and hour tiers) but not sent.
 func TestCatchUpLimit(t *testing.T) {
 	now := time.Now().Truncate(time.Second)
-	t0 := now.Add(-30 * time.Second)
+	t0 := now.Add(-2*time.Hour - 90*time.Second) // across hours and minutes
 	src := &source{created: t0, end: now}
 	rcv := &receiver{samples: map[int64]float64{}}
 	srv := httptest.NewServer(rcv)
 	defer srv.Close()
 	m := meta{}
-	// the state of a writer that last delivered t0
-	if err := m.PutMeta("remotewrite "+srv.URL, []byte(`{"syscall.ops[name]":{"next":"`+t0.UTC().Format(time.RFC3339)+`"}}`)); err != nil {
-		t.Fatal(err)
-	}
 	w, err := New(src, m, Config{URL: srv.URL, Host: "h", MaxCatchUp: 10 * time.Second, Now: func() time.Time { return now }})
 	if err != nil {
 		t.Fatal(err)
@@ -204,10 +211,11 @@ func TestCatchUpLimit(t *testing.T) {
 	if len(rcv.samples) != 10 {
 		t.Errorf("%d seconds sent, want the last 10", len(rcv.samples))
 	}
-	if v := rcv.samples[now.UnixMilli()]; v != 300 {
-		t.Errorf("the last sample is %v, want all 30 seconds' 300", v)
+	total := float64(10 * int(now.Sub(t0)/time.Second))
+	if v := rcv.samples[now.UnixMilli()]; v != total {
+		t.Errorf("the last sample is %v, want every second's since the dataset's creation: %v", v, total)
 	}
-	if st := w.Stats(); st.Skipped != 20 {
-		t.Errorf("skipped %d seconds, want 20", st.Skipped)
+	if st := w.Stats(); st.Skipped != int64(now.Sub(t0)/time.Second)-10 {
+		t.Errorf("skipped %d seconds, want %d", st.Skipped, int64(now.Sub(t0)/time.Second)-10)
 	}
 }
