@@ -2,8 +2,11 @@ package test
 
 import (
 	"fmt"
+	"io"
 	"math"
+	"net/http"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -97,6 +100,22 @@ func TestPrometheusRemoteWrite(t *testing.T) {
 		t.Errorf("last sample %v at %s, want the dds' 60000 writes", final.V, final.T)
 	}
 	t.Logf("no second missing from %s to %s (%d missing), across the outage from %s to %s", first.T.Format(time.RFC3339), final.T.Format(time.RFC3339), missing, stopped.Format(time.RFC3339), restarted.Format(time.RFC3339))
+
+	// The writer's own counts on sonded's /metrics: attempts failed
+	// while Prometheus was down, nothing rejected.
+	resp, err := http.Get("http://" + s.addr + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, want := range []string{`sonde_remote_write_failures_total\{url="[^"]+"\} [1-9]`, `sonde_remote_write_samples_total\{result="acknowledged",url="[^"]+"\} [1-9]`,
+		`sonde_remote_write_samples_total\{result="rejected",url="[^"]+"\} 0\n`} {
+		if !regexp.MustCompile(want).Match(body) {
+			t.Errorf("sonded's /metrics has no %s:\n%s", want, grepLines(string(body), "sonde_remote_write"))
+		}
+	}
+	t.Logf("the writer's counts:\n%s", grepLines(string(body), "sonde_remote_write"))
 
 	// The latency, native and classic: the count at the last sample is
 	// sonded's, from the dataset's first sample.
@@ -199,6 +218,17 @@ func TestPrometheusRemoteWrite(t *testing.T) {
 	rq := "rate(sonde_syscall_ops_total" + fmt.Sprintf(`{dataset=%q,host=%q,name="write"}`, ops, host) + "[3s])"
 	compare(t, rq+" from "+first.T.Format(time.RFC3339), p.queryRange(rq, first.T.Add(2500*time.Millisecond), at, time.Second),
 		sq.queryRange(rq, first.T.Add(2500*time.Millisecond), at, time.Second))
+}
+
+// grepLines are the lines of s holding sub.
+func grepLines(s, sub string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, sub) && !strings.HasPrefix(l, "#") {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
 }
 
 // compare fails unless Prometheus' answer and sonded's are the same:

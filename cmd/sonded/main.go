@@ -25,6 +25,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/sonde-trace/sonde/internal/agent"
 	"github.com/sonde-trace/sonde/internal/alert"
 	"github.com/sonde-trace/sonde/internal/analytics"
@@ -173,9 +175,13 @@ func serve(c *config, stderr io.Writer) error {
 	}
 	hopts.Logf = logger.Printf
 	apiH := api.New(a, hopts)
+	var own []prometheus.Collector
+	if rw != nil {
+		own = append(own, rw)
+	}
 	routes := map[string]http.Handler{
 		alert.Prefix: alerts.Handler(),
-		"/metrics":   promexp.Handler(promexp.New(a, nil)),
+		"/metrics":   promexp.Handler(promexp.New(a, nil), own...),
 		"/":          ui.WithAPI(apiH), // the web UI, and the analytics API under its prefix
 	}
 	if c.queryAPI {

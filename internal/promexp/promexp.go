@@ -375,11 +375,13 @@ func (x *exported) bind(d analytics.Dataset) {
 	x.family = f
 }
 
-// Handler serves the exporter's metrics (and nothing else) from a
-// registry of its own: text, or protobuf when the scraper asks for it
-// (native histograms travel only in protobuf).
-func Handler(e *Exporter) http.Handler {
+// Handler serves the exporter's metrics, and those of the other
+// collectors given (sonded's remote-write), from a registry of its own:
+// text, or protobuf when the scraper asks for it (native histograms
+// travel only in protobuf).
+func Handler(e *Exporter, others ...prometheus.Collector) http.Handler {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(e)
+	reg.MustRegister(others...)
 	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError})
 }

@@ -51,6 +51,7 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/snappy"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/prometheus/prompb"
 
 	"github.com/sonde-trace/sonde/internal/analytics"
@@ -500,4 +501,35 @@ func (w *Writer) commit(b *batch) error {
 		return fmt.Errorf("remote-write state: %w", err)
 	}
 	return nil
+}
+
+var (
+	descRequests = prometheus.NewDesc("sonde_remote_write_requests_total", "Remote-write requests the receiver acknowledged.", []string{"url"}, nil)
+	descFailures = prometheus.NewDesc("sonde_remote_write_failures_total", "Remote-write attempts that failed and are sent again (connection, 5xx, 429).", []string{"url"}, nil)
+	descSamples  = prometheus.NewDesc("sonde_remote_write_samples_total", "Samples and native histograms sent, by what became of them: acknowledged, or rejected (a 4xx: not sent again).", []string{"url", "result"}, nil)
+	descSkipped  = prometheus.NewDesc("sonde_remote_write_skipped_seconds_total", "Dataset-seconds older than the catch-up limit, counted in the totals but not sent.", []string{"url"}, nil)
+	descBehind   = prometheus.NewDesc("sonde_remote_write_behind_seconds", "How far the oldest dataset's acknowledged seconds are behind the last second sampled.", []string{"url"}, nil)
+)
+
+// Describe sends the writer's own metrics' descriptions.
+func (w *Writer) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{descRequests, descFailures, descSamples, descSkipped, descBehind} {
+		ch <- d
+	}
+}
+
+// Collect sends the writer's counts as metrics (on sonded's /metrics).
+func (w *Writer) Collect(ch chan<- prometheus.Metric) {
+	st := w.Stats()
+	u := w.cfg.URL
+	ch <- prometheus.MustNewConstMetric(descRequests, prometheus.CounterValue, float64(st.Requests), u)
+	ch <- prometheus.MustNewConstMetric(descFailures, prometheus.CounterValue, float64(st.Failures), u)
+	ch <- prometheus.MustNewConstMetric(descSamples, prometheus.CounterValue, float64(st.Samples), u, "acknowledged")
+	ch <- prometheus.MustNewConstMetric(descSamples, prometheus.CounterValue, float64(st.Rejected), u, "rejected")
+	ch <- prometheus.MustNewConstMetric(descSkipped, prometheus.CounterValue, float64(st.Skipped), u)
+	behind := 0.0
+	if !st.Next.IsZero() {
+		behind = max(0, w.src.Sampled().Truncate(time.Second).Sub(st.Next).Seconds())
+	}
+	ch <- prometheus.MustNewConstMetric(descBehind, prometheus.GaugeValue, behind, u)
 }
