@@ -4,6 +4,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
+	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -25,6 +26,9 @@ type remoteWrite struct {
 // config is the writer's configuration from the flags; credentials are
 // read from files, never given on the command line.
 func (r *remoteWrite) config() (remotewrite.Config, error) {
+	if u, err := url.Parse(r.url); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return remotewrite.Config{}, fmt.Errorf("--remote-write: %q is not an http(s) URL", r.url)
+	}
 	c := remotewrite.Config{URL: r.url, Host: r.host, Job: r.job, Username: r.user, MaxCatchUp: r.maxCatchUp, MaxSamples: r.maxSamples}
 	read := func(flag, path string) (string, error) {
 		b, err := os.ReadFile(path)
