@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -19,15 +20,18 @@ import (
 // and native histograms enabled): every second of a dd's writes is a
 // sample, and the increase between two consecutive samples is exactly
 // sonded's count of that second; Prometheus is stopped for 30 s while
-// another dd runs and started again: the seconds it missed are sent from
-// sonded's store, and the range has no missing second. The latency
+// another dd runs and sonded is restarted, and started again: the seconds
+// it missed are sent from sonded's store, and the range has no missing
+// second. The latency
 // dataset arrives as a native histogram (and classic buckets) whose count
 // is sonded's.
 func TestPrometheusRemoteWrite(t *testing.T) {
 	pc := promConfig{native: true, dir: t.TempDir(), addr: "127.0.0.1:" + freePort(t), extra: []string{"--web.enable-remote-write-receiver"}}
 	p := runPrometheus(t, pc)
 	host := "rw" + strconv.Itoa(os.Getpid())
-	s := startSonded(t, t.TempDir(), "--remote-write", p.base+"/api/v1/write", "--host-label", host)
+	sdir := t.TempDir()
+	sargs := []string{"--remote-write", p.base + "/api/v1/write", "--host-label", host}
+	s := startSonded(t, sdir, sargs...)
 	name, dd := uniqueDD(t, "rdd")
 	ops := "syscall.ops[execname=" + name + "][name]"
 	lat := "syscall.latency[execname=" + name + "]"
@@ -45,6 +49,11 @@ func TestPrometheusRemoteWrite(t *testing.T) {
 	stopped := time.Now()
 	t.Logf("Prometheus stopped at %s", stopped.Format(time.RFC3339Nano))
 	runDD(t, dd, 30000)
+	// sonded restarted too while the receiver is down: what it has not
+	// delivered is in its store, the marks in its state
+	time.Sleep(2 * time.Second)
+	s.stop(syscall.SIGTERM)
+	s = startSonded(t, sdir, sargs...)
 	time.Sleep(time.Until(stopped.Add(30 * time.Second)))
 	p = runPrometheus(t, pc)
 	restarted := time.Now()
