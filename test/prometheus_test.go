@@ -16,6 +16,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -28,6 +29,7 @@ type prometheus struct {
 	base string // http://127.0.0.1:PORT
 	log  *bytes.Buffer
 	cmd  *exec.Cmd
+	done chan struct{} // closed when it has exited
 }
 
 // freePort is a TCP port free on loopback now (Prometheus needs one
@@ -49,34 +51,54 @@ func freePort(t *testing.T) string {
 // directory, and waits until it is ready.
 func startPrometheus(t *testing.T, native bool, targets ...string) *prometheus {
 	t.Helper()
+	return runPrometheus(t, promConfig{native: native, targets: targets})
+}
+
+// promConfig is how runPrometheus starts a Prometheus: dir and addr are
+// a temporary directory and a free port unless given (a restart gives
+// the first run's).
+type promConfig struct {
+	native    bool
+	targets   []string
+	dir, addr string
+	extra     []string // more flags
+}
+
+func runPrometheus(t *testing.T, c promConfig) *prometheus {
+	t.Helper()
 	bin, err := exec.LookPath("prometheus")
 	if err != nil {
 		t.Fatalf("prometheus is needed (Debian's package, installed by .ci/run): %v", err)
 	}
-	dir := t.TempDir()
+	dir := c.dir
+	if dir == "" {
+		dir = t.TempDir()
+	}
 	var cfg strings.Builder
 	cfg.WriteString("global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\nscrape_configs:\n")
-	for i, tg := range targets {
+	for i, tg := range c.targets {
 		fmt.Fprintf(&cfg, "  - job_name: job%d\n    static_configs:\n      - targets: [%q]\n", i, tg)
 	}
 	conf := filepath.Join(dir, "prometheus.yml")
 	if err := os.WriteFile(conf, []byte(cfg.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	addr := "127.0.0.1:" + freePort(t)
+	addr := c.addr
+	if addr == "" {
+		addr = "127.0.0.1:" + freePort(t)
+	}
 	args := []string{"--config.file=" + conf, "--storage.tsdb.path=" + filepath.Join(dir, "data"), "--web.listen-address=" + addr}
-	if native {
+	if c.native {
 		args = append(args, "--enable-feature=native-histograms")
 	}
-	cmd := exec.Command(bin, args...)
-	p := &prometheus{t: t, base: "http://" + addr, log: &bytes.Buffer{}, cmd: cmd}
+	cmd := exec.Command(bin, append(args, c.extra...)...)
+	p := &prometheus{t: t, base: "http://" + addr, log: &bytes.Buffer{}, cmd: cmd, done: make(chan struct{})}
 	stderr, _ := cmd.StderrPipe()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan struct{})
 	go func() {
-		defer close(done)
+		defer close(p.done)
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
 			p.log.WriteString(sc.Text() + "\n")
@@ -85,7 +107,7 @@ func startPrometheus(t *testing.T, native bool, targets ...string) *prometheus {
 	}()
 	t.Cleanup(func() {
 		cmd.Process.Kill()
-		<-done
+		<-p.done
 	})
 	p.poll("ready", func() bool {
 		resp, err := http.Get(p.base + "/-/ready")
@@ -96,6 +118,18 @@ func startPrometheus(t *testing.T, native bool, targets ...string) *prometheus {
 		return resp.StatusCode == 200
 	})
 	return p
+}
+
+// stop stops Prometheus as its service would (SIGTERM: it closes its
+// TSDB) and waits for it to exit.
+func (p *prometheus) stop() {
+	p.t.Helper()
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(60 * time.Second):
+		p.t.Fatalf("prometheus did not stop on SIGTERM; its log:\n%s", p.log)
+	}
 }
 
 // poll calls ok until it is true; a hang guard of 90 s fails the test.
@@ -130,7 +164,13 @@ func (p *prometheus) query(q string, at time.Time) []series {
 	if !at.IsZero() {
 		v.Set("time", strconv.FormatFloat(float64(at.UnixMilli())/1000, 'f', 3, 64))
 	}
-	resp, err := http.Get(p.base + "/api/v1/query?" + v.Encode())
+	return p.get("/api/v1/query?"+v.Encode(), q)
+}
+
+// get answers a query's request.
+func (p *prometheus) get(path, q string) []series {
+	p.t.Helper()
+	resp, err := http.Get(p.base + path)
 	if err != nil {
 		p.t.Fatalf("query %s: %v", q, err)
 	}
@@ -169,6 +209,14 @@ func (p *prometheus) query(q string, at time.Time) []series {
 		out = append(out, s)
 	}
 	return out
+}
+
+// queryRange evaluates q over [start, end] every step.
+func (p *prometheus) queryRange(q string, start, end time.Time, step time.Duration) []series {
+	p.t.Helper()
+	f := func(t time.Time) string { return strconv.FormatFloat(float64(t.UnixMilli())/1000, 'f', 3, 64) }
+	v := url.Values{"query": {q}, "start": {f(start)}, "end": {f(end)}, "step": {strconv.FormatFloat(step.Seconds(), 'f', -1, 64)}}
+	return p.get("/api/v1/query_range?"+v.Encode(), q)
 }
 
 // readSeconds reads a dataset's seconds [from, to) from sonded.

@@ -4,6 +4,7 @@
 //
 //	sonded [--state-dir /var/lib/sonde] [--listen 127.0.0.1:7390]
 //	       [--tls-cert F --tls-key F] [--tokens F] [--users F]
+//	       [--remote-write URL ...]
 //
 // On a loopback address no credentials are needed; on any other, a
 // bearer token or a user's password is (see docs/analytics.md). The web UI
@@ -24,11 +25,15 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/sonde-trace/sonde/internal/agent"
 	"github.com/sonde-trace/sonde/internal/alert"
 	"github.com/sonde-trace/sonde/internal/analytics"
 	"github.com/sonde-trace/sonde/internal/api"
+	"github.com/sonde-trace/sonde/internal/promapi"
 	"github.com/sonde-trace/sonde/internal/promexp"
+	"github.com/sonde-trace/sonde/internal/remotewrite"
 	"github.com/sonde-trace/sonde/internal/stats"
 	"github.com/sonde-trace/sonde/internal/store"
 	"github.com/sonde-trace/sonde/internal/ui"
@@ -48,6 +53,8 @@ type config struct {
 	alertTimeout           time.Duration
 	alertBackoff           time.Duration
 	alertRetries           int
+	remoteWrite            remoteWrite
+	queryAPI               bool
 	version                bool
 }
 
@@ -74,6 +81,19 @@ func run(args []string, stderr io.Writer) int {
 	fs.DurationVar(&c.alertTimeout, "alert-timeout", 10*time.Second, "how long one attempt of an alert action may take")
 	fs.IntVar(&c.alertRetries, "alert-retries", 3, "how many times a failed alert action is tried again")
 	fs.DurationVar(&c.alertBackoff, "alert-backoff", time.Second, "the wait before an alert action's first retry (doubled for each next)")
+	fs.StringVar(&c.remoteWrite.url, "remote-write", "", "send the exported datasets to this Prometheus remote-write URL (e.g. http://HOST:9090/api/v1/write)")
+	fs.StringVar(&c.remoteWrite.host, "host-label", "", "the host and instance labels of the series sent by remote-write and served by the query API (default the host's name)")
+	fs.BoolVar(&c.queryAPI, "query-api", true, "serve the Prometheus query API (/api/v1/query ...) over the store")
+	fs.StringVar(&c.remoteWrite.job, "remote-write-job", "sonded", "the job label of the series sent by remote-write and served by the query API")
+	fs.StringVar(&c.remoteWrite.tokenFile, "remote-write-bearer-token-file", "", "file holding the receiver's bearer token")
+	fs.StringVar(&c.remoteWrite.user, "remote-write-user", "", "user for the receiver's basic auth (with --remote-write-password-file)")
+	fs.StringVar(&c.remoteWrite.passwordFile, "remote-write-password-file", "", "file holding the receiver's basic auth password")
+	fs.StringVar(&c.remoteWrite.caFile, "remote-write-ca-file", "", "CA certificates (PEM) the receiver's certificate is checked against")
+	fs.StringVar(&c.remoteWrite.certFile, "remote-write-cert-file", "", "client certificate (PEM) for the receiver")
+	fs.StringVar(&c.remoteWrite.keyFile, "remote-write-key-file", "", "client key (PEM) for the receiver")
+	fs.BoolVar(&c.remoteWrite.insecure, "remote-write-insecure-skip-verify", false, "do not check the receiver's certificate")
+	fs.DurationVar(&c.remoteWrite.maxCatchUp, "remote-write-max-catchup", 55*time.Minute, "how old a second may be and still be sent after an outage (Prometheus refuses samples an hour older than its newest)")
+	fs.IntVar(&c.remoteWrite.maxSamples, "remote-write-max-samples", 20000, "samples per request at most")
 	fs.BoolVar(&c.version, "version", false, "print the version")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -102,6 +122,12 @@ func serve(c *config, stderr io.Writer) error {
 	hopts, err := apiOptions(c)
 	if err != nil {
 		return err
+	}
+	var rwc remotewrite.Config
+	if c.remoteWrite.url != "" {
+		if rwc, err = c.remoteWrite.config(); err != nil {
+			return err
+		}
 	}
 	ln, err := net.Listen("tcp", c.listen)
 	if err != nil {
@@ -136,18 +162,53 @@ func serve(c *config, stderr io.Writer) error {
 		return err
 	}
 	a.SetObserver(alerts)
+	var rw *remotewrite.Writer
+	if c.remoteWrite.url != "" {
+		rwc.Logf = logger.Printf
+		if rw, err = remotewrite.New(a, db, rwc); err != nil {
+			ln.Close()
+			alerts.Close()
+			a.Close()
+			db.Close()
+			return err
+		}
+	}
 	hopts.Logf = logger.Printf
 	apiH := api.New(a, hopts)
-	h := apiH.Mount(map[string]http.Handler{
+	var own []prometheus.Collector
+	if rw != nil {
+		own = append(own, rw)
+	}
+	routes := map[string]http.Handler{
 		alert.Prefix: alerts.Handler(),
-		"/metrics":   promexp.Handler(promexp.New(a, nil)),
+		"/metrics":   promexp.Handler(promexp.New(a, nil), own...),
 		"/":          ui.WithAPI(apiH), // the web UI, and the analytics API under its prefix
-	})
+	}
+	if c.queryAPI {
+		qa, err := promapi.New(a, promapi.Config{Host: c.remoteWrite.host, Job: c.remoteWrite.job})
+		if err != nil {
+			ln.Close()
+			alerts.Close()
+			a.Close()
+			db.Close()
+			return err
+		}
+		routes[promapi.Prefix] = qa.Handler()
+	}
+	h := apiH.Mount(routes)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	done := make(chan error, 2)
 	go func() { done <- a.Run(ctx) }()
 	go func() { done <- api.ServeListener(ctx, ln, h, c.tlsCert, c.tlsKey) }()
+	rwDone := make(chan struct{})
+	go func() {
+		defer close(rwDone)
+		if rw != nil {
+			logger.Printf("remote-write to %s", c.remoteWrite.url)
+			_ = rw.Run(ctx)
+		}
+	}()
 	logger.Printf("listening on %s, state in %s", ln.Addr(), c.stateDir)
 	notify("READY=1")
 	err = <-done
@@ -155,6 +216,7 @@ func serve(c *config, stderr io.Writer) error {
 	if e := <-done; err == nil {
 		err = e
 	}
+	<-rwDone
 	notify("STOPPING=1")
 	a.SetObserver(nil)
 	if e := alerts.Close(); err == nil {

@@ -30,18 +30,14 @@ type histogram struct {
 func newHistogram(desc *prometheus.Desc, s *series, values []string) prometheus.Metric {
 	h := &dto.Histogram{SampleCount: proto.Uint64(uint64(s.count)), SampleSum: proto.Float64(math.NaN())}
 	h.Bucket = classicBuckets(s.buckets)
-	if !s.notNative {
-		if threshold, zero, pos, ok := nativeBuckets(s.buckets); ok {
-			h.Schema = proto.Int32(0)
-			h.ZeroThreshold = proto.Float64(threshold)
-			h.ZeroCount = proto.Uint64(zero)
-			h.PositiveSpan, h.PositiveDelta = spans(pos)
-			if len(h.PositiveSpan) == 0 {
-				// a native histogram with no bucket yet must say so
-				h.PositiveSpan = []*dto.BucketSpan{{Offset: proto.Int32(0), Length: proto.Uint32(0)}}
-			}
-		} else {
-			s.notNative = true
+	if threshold, zero, pos, ok := s.native(); ok {
+		h.Schema = proto.Int32(0)
+		h.ZeroThreshold = proto.Float64(threshold)
+		h.ZeroCount = proto.Uint64(zero)
+		h.PositiveSpan, h.PositiveDelta = spans(pos)
+		if len(h.PositiveSpan) == 0 {
+			// a native histogram with no bucket yet must say so
+			h.PositiveSpan = []*dto.BucketSpan{{Offset: proto.Int32(0), Length: proto.Uint32(0)}}
 		}
 	}
 	return &histogram{desc: desc, labels: prometheus.MakeLabelPairs(desc, values), h: h}

@@ -138,6 +138,7 @@ type exported struct {
 
 // series is one key's totals.
 type series struct {
+	key    []string // the dataset's key
 	labels []string // the family's label values but "dataset"
 	value  float64  // counter: the total; gauge: the last level
 	count  int64    // distribution: events
@@ -211,7 +212,7 @@ func (x *exported) add(secs []analytics.Second, maxSeries int) {
 // seriesOf finds or makes the series of key; past maxSeries-1 keys, the
 // "other" series.
 func (x *exported) seriesOf(key []string, maxSeries int) *series {
-	id := strings.Join(key, "\x00")
+	id := joinKey(key)
 	if s := x.series[id]; s != nil {
 		return s
 	}
@@ -219,17 +220,20 @@ func (x *exported) seriesOf(key []string, maxSeries int) *series {
 	for i := range other {
 		other[i] = analytics.Other
 	}
-	if id != strings.Join(other, "\x00") && len(x.series) >= maxSeries-1 {
+	if id != joinKey(other) && len(x.series) >= maxSeries-1 {
 		x.folded++
-		key, id = other, strings.Join(other, "\x00")
+		key, id = other, joinKey(other)
 		if s := x.series[id]; s != nil {
 			return s
 		}
 	}
-	s := &series{labels: x.family.labelValues(key), buckets: map[[2]int64]int64{}}
+	s := &series{key: key, labels: x.family.labelValues(key), buckets: map[[2]int64]int64{}}
 	x.series[id] = s
 	return s
 }
+
+// joinKey is a key's index in a dataset's series.
+func joinKey(key []string) string { return strings.Join(key, "\x00") }
 
 // collect sends x's metrics, stamped with x.next.
 func (x *exported) collect(ch chan<- prometheus.Metric, d analytics.Dataset, maxSeries int) {
@@ -371,11 +375,13 @@ func (x *exported) bind(d analytics.Dataset) {
 	x.family = f
 }
 
-// Handler serves the exporter's metrics (and nothing else) from a
-// registry of its own: text, or protobuf when the scraper asks for it
-// (native histograms travel only in protobuf).
-func Handler(e *Exporter) http.Handler {
+// Handler serves the exporter's metrics, and those of the other
+// collectors given (sonded's remote-write), from a registry of its own:
+// text, or protobuf when the scraper asks for it (native histograms
+// travel only in protobuf).
+func Handler(e *Exporter, others ...prometheus.Collector) http.Handler {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(e)
+	reg.MustRegister(others...)
 	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError})
 }
