@@ -3,9 +3,10 @@
 # --enable-dtrace build (memcached_dtrace.d, dtrace -h, then dtrace -G on
 # its objects), with DTRACE=sonde, from Debian's source package, then
 # traces its probes while a client sets and gets a key. Needs root (apt,
-# tracing), network access to deb.debian.org, gcc, make and libevent-dev
-# (installed with apt-get when missing). Not part of make test: it fetches
-# and builds a project (about a minute on two cores).
+# tracing), the machine's own Debian archive (its deb lines are read as
+# deb-src lines), gcc, make and libevent-dev (installed with apt-get when
+# missing). test/memcached_test.go runs it (about a minute and a half on two
+# cores).
 set -eu
 sonde=$(realpath "$1")
 work=${2:-$(mktemp -d /tmp/sonde-memcached.XXXXXX)}
@@ -13,10 +14,18 @@ here=$(dirname "$(realpath "$0")")
 mkdir -p "$work/lists/partial"
 cd "$work"
 
-# Debian's source package, through a sources list of its own (the
-# system's lists stay as they are)
-echo "deb-src http://deb.debian.org/debian bookworm main" > src.list
-apt="-q -o Dir::Etc::SourceList=$work/src.list -o Dir::Etc::SourceParts=/nonexistent -o Dir::State::Lists=$work/lists"
+# Debian's source package, through source lists of its own made from the
+# machine's package sources (deb822 .sources files, or one-line .list
+# files): the same archives, their deb-src side; the system's lists stay as
+# they are
+mkdir -p parts
+for f in /etc/apt/sources.list.d/*.sources; do
+	[ -e "$f" ] && sed 's/^Types:.*/Types: deb-src/' "$f" > "parts/$(basename "$f")"
+done
+for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+	[ -e "$f" ] && sed -n 's/^deb \(.*\)/deb-src \1/p' "$f" > "parts/$(basename "$f").list"
+done
+apt="-q -o Dir::Etc::SourceList=/nonexistent -o Dir::Etc::SourceParts=$work/parts -o Dir::State::Lists=$work/lists"
 apt-get $apt update > apt.log
 apt-get $apt source memcached >> apt.log 2>&1
 [ -e /usr/include/event2/event.h ] || apt-get -q install -y libevent-dev >> apt.log
