@@ -356,7 +356,7 @@ The numbers:
   its CPU at exit per stack.
 
 Start-up, exit, RSS and the profile numbers are medians over the starts
-(S = 3, and 5 for the profile program, except where the notes say
+(S = ` + rep.startCounts() + `, except where the notes say
 otherwise). The starts of ` + rep.turns() + ` take turns between the
 tools (` + strings.Join(rep.tools, ", ") + `, ` + rep.tools[0] + ` ...), so that other work on the
 machine falls on them alike.
@@ -471,4 +471,21 @@ func procField(file, key string) string {
 		}
 	}
 	return "unknown"
+}
+
+// startCounts says how many starts each program had: "3, and 5 for the
+// profile program".
+func (rep *report) startCounts() string {
+	plain, prof := 0, 0
+	for _, s := range rep.cfg.Scenarios {
+		if s.Profile {
+			prof = s.Starts
+		} else {
+			plain = s.Starts
+		}
+	}
+	if prof == 0 || prof == plain {
+		return strconv.Itoa(plain)
+	}
+	return strconv.Itoa(plain) + ", and " + strconv.Itoa(prof) + " for the profile program"
 }
