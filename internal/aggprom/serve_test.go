@@ -2,6 +2,7 @@ package aggprom
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"net"
@@ -10,6 +11,7 @@ import (
 	"os/signal"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -33,8 +35,52 @@ func serve(t *testing.T, body func() []byte) *Server {
 }
 
 // client is net/http's, without keep-alive (the server closes anyway).
-func client() *http.Client {
-	return &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 30 * time.Second}
+// At the end of the test its connections are closed and waited for:
+// the transport closes them from its own goroutines, and a descriptor
+// is released only once no read or write is pending on it, which may
+// not have happened before the descriptor-leak check.
+func client(t *testing.T) *http.Client {
+	type conn struct {
+		c            net.Conn
+		path, target string // /proc/self/fd/N and what it links to while open
+	}
+	var mu sync.Mutex
+	var conns []conn
+	t.Cleanup(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			c.c.Close()
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for _, c := range conns {
+			for time.Now().Before(deadline) {
+				if l, _ := os.Readlink(c.path); l != c.target {
+					break
+				}
+				time.Sleep(time.Millisecond)
+			}
+		}
+	})
+	dial := func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		rc, err := c.(*net.TCPConn).SyscallConn()
+		if err != nil {
+			c.Close()
+			return nil, err
+		}
+		var path string
+		rc.Control(func(fd uintptr) { path = "/proc/self/fd/" + strconv.Itoa(int(fd)) })
+		target, _ := os.Readlink(path)
+		mu.Lock()
+		conns = append(conns, conn{c, path, target})
+		mu.Unlock()
+		return c, nil
+	}
+	return &http.Client{Transport: &http.Transport{DisableKeepAlives: true, DialContext: dial}, Timeout: 30 * time.Second}
 }
 
 // net/http's client reads the answers: GET and HEAD of /metrics with a
@@ -45,7 +91,7 @@ func TestHTTPClient(t *testing.T) {
 	var calls atomic.Int64
 	body := strings.Repeat("sonde_x_total 1\n", 10000) // larger than a socket buffer's first write
 	s := serve(t, func() []byte { calls.Add(1); return []byte(body) })
-	c := client()
+	c := client(t)
 	url := "http://" + s.Addr
 	req, _ := http.NewRequest("GET", url+"/metrics?x=1", nil)
 	req.Header.Set("Accept", "application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited;q=0.5,text/plain;version=0.0.4;q=0.3,*/*;q=0.1")
@@ -172,7 +218,7 @@ func TestHangUpNoSIGPIPE(t *testing.T) {
 		c.(*net.TCPConn).SetLinger(0) // reset
 		c.Close()
 	}
-	resp, err := client().Get("http://" + s.Addr + "/metrics")
+	resp, err := client(t).Get("http://" + s.Addr + "/metrics")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,7 +277,7 @@ func TestManyConnections(t *testing.T) {
 	errs := make(chan error, 3*maxConns)
 	for i := 0; i < cap(errs); i++ {
 		go func() {
-			resp, err := client().Get("http://" + s.Addr + "/metrics")
+			resp, err := client(t).Get("http://" + s.Addr + "/metrics")
 			if err == nil {
 				b, _ := io.ReadAll(resp.Body)
 				resp.Body.Close()
@@ -276,7 +322,7 @@ func TestAddresses(t *testing.T) {
 		if strings.HasPrefix(s.Addr, "[::1]") {
 			host = "[::1]"
 		}
-		resp, err := client().Get("http://" + host + ":" + port + "/metrics")
+		resp, err := client(t).Get("http://" + host + ":" + port + "/metrics")
 		if err != nil {
 			t.Errorf("%s: %v", addr, err)
 		} else {
