@@ -107,17 +107,18 @@ func MetricName(a Agg) string {
 	return b.String()
 }
 
-// samples are the names of a family's samples.
+// samples are the names a family takes: its own and its samples'.
 func samples(name string, k Kind) []string {
 	if k == Histogram {
-		return []string{name + "_bucket", name + "_sum", name + "_count"}
+		return []string{name, name + "_bucket", name + "_sum", name + "_count"}
 	}
 	return []string{name}
 }
 
-// Text renders aggs, families sorted by name. A family whose samples
-// would have the name of another's (@agg and @, @x_total as a gauge and
-// @x as a counter) is left out with a comment saying so.
+// Text renders aggs, families sorted by name. A family whose name or
+// samples would have the name of another's (@agg and @, @x_total as a
+// gauge and @x as a counter, @h_count and the histogram @h) is left out
+// with a comment saying so.
 func (e *Exposition) Text(aggs []Agg) []byte {
 	e.mu.Lock()
 	defer e.mu.Unlock()

@@ -184,15 +184,17 @@ func TestClash(t *testing.T) {
 		{Name: "h_bucket", Kind: Gauge, Func: "max", Rows: []Row{{Value: 3}}},
 		{Name: "h", Kind: Histogram, Func: "quantize", Rows: []Row{{Buckets: []Bucket{{Min: 0, Max: 1, Count: 1}}}}},
 		{Name: "folded_keys", Kind: Gauge, Func: "max", Rows: []Row{{Value: 4}}},
+		{Name: "x", Kind: Counter, Func: "count", Rows: []Row{{Value: 5}}},
+		{Name: "x_total", Kind: Histogram, Func: "quantize", Rows: []Row{{Buckets: []Bucket{{Min: 0, Max: 1, Count: 1}}}}},
 	})
 	mfs := parse(t, text)
-	if n := strings.Count(string(text), "# sonde: "); n != 3 {
-		t.Errorf("%d families left out, want 3:\n%s", n, text)
+	if n := strings.Count(string(text), "# sonde: "); n != 4 {
+		t.Errorf("%d families left out, want 4:\n%s", n, text)
 	}
 	if len(mfs["sonde_agg_total"].Metric) != 1 || mfs["sonde_h"] == nil || mfs["sonde_h_bucket"] != nil {
 		t.Errorf("kept:\n%s", text)
 	}
-	if len(mfs["sonde_folded_keys"].Metric) != 2 {
+	if len(mfs["sonde_folded_keys"].Metric) != 3 {
 		t.Errorf("folded keys of the families kept only:\n%s", text)
 	}
 }
