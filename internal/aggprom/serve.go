@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/netip"
 	"os"
 	"strconv"
 	"strings"
@@ -84,43 +83,6 @@ func (s *Server) Close() error {
 	return err
 }
 
-// parseAddr is addr's IP address and port; the zero Addr for every
-// address.
-func parseAddr(addr string) (netip.Addr, uint16, error) {
-	i := strings.LastIndexByte(addr, ':')
-	if i < 0 {
-		return netip.Addr{}, 0, fmt.Errorf("missing port in address (host:port, e.g. 127.0.0.1:9400)")
-	}
-	host, port := addr[:i], addr[i+1:]
-	if strings.HasPrefix(host, "[") && strings.HasSuffix(host, "]") {
-		host = host[1 : len(host)-1]
-	} else if strings.Contains(host, ":") {
-		return netip.Addr{}, 0, fmt.Errorf("an IPv6 address goes in brackets ([::1]:9400)")
-	}
-	p, err := strconv.ParseUint(port, 10, 16)
-	if err != nil {
-		return netip.Addr{}, 0, fmt.Errorf("invalid port %q", port)
-	}
-	switch host {
-	case "":
-		return netip.Addr{}, uint16(p), nil
-	case "localhost":
-		return netip.AddrFrom4([4]byte{127, 0, 0, 1}), uint16(p), nil
-	}
-	ip, err := netip.ParseAddr(host)
-	if err != nil {
-		return netip.Addr{}, 0, fmt.Errorf("host %q is not an IP address (give one, \"localhost\" or none for every address)", host)
-	}
-	if ip.Zone() != "" {
-		return netip.Addr{}, 0, fmt.Errorf("address %q: zoned IPv6 addresses are not supported", host)
-	}
-	ip = ip.Unmap()
-	if ip.IsUnspecified() {
-		ip = netip.Addr{} // 0.0.0.0 and :: listen on every address, as Go's net.Listen does
-	}
-	return ip, uint16(p), nil
-}
-
 // listen returns a listening TCP socket, non-blocking, and its address.
 // Every address is IPv6's [::] taking IPv4 too, or 0.0.0.0 where the
 // kernel has no IPv6.
@@ -130,11 +92,11 @@ func listen(addr string) (int, string, error) {
 		return -1, "", err
 	}
 	family := syscall.AF_INET6
-	if ip.Is4() {
+	if len(ip) == 4 {
 		family = syscall.AF_INET
 	}
 	fd, err := socket(family)
-	if err != nil && !ip.IsValid() && errors.Is(err, syscall.EAFNOSUPPORT) {
+	if err != nil && ip == nil && errors.Is(err, syscall.EAFNOSUPPORT) {
 		family = syscall.AF_INET
 		fd, err = socket(family)
 	}
@@ -143,19 +105,15 @@ func listen(addr string) (int, string, error) {
 	}
 	var sa syscall.Sockaddr
 	if family == syscall.AF_INET {
-		sa4 := &syscall.SockaddrInet4{Port: int(port)}
-		if ip.IsValid() {
-			sa4.Addr = ip.As4()
-		}
+		sa4 := &syscall.SockaddrInet4{Port: port}
+		copy(sa4.Addr[:], ip)
 		sa = sa4
 	} else {
-		if !ip.IsValid() {
+		if ip == nil {
 			err = syscall.SetsockoptInt(fd, syscall.IPPROTO_IPV6, syscall.IPV6_V6ONLY, 0)
 		}
-		sa6 := &syscall.SockaddrInet6{Port: int(port)}
-		if ip.IsValid() {
-			sa6.Addr = ip.As16()
-		}
+		sa6 := &syscall.SockaddrInet6{Port: port}
+		copy(sa6.Addr[:], ip)
 		sa = sa6
 	}
 	if err == nil {
@@ -177,9 +135,9 @@ func listen(addr string) (int, string, error) {
 	}
 	switch b := bound.(type) {
 	case *syscall.SockaddrInet4:
-		return fd, netip.AddrPortFrom(netip.AddrFrom4(b.Addr), uint16(b.Port)).String(), nil
+		return fd, formatHostPort(b.Addr[:], b.Port), nil
 	case *syscall.SockaddrInet6:
-		return fd, netip.AddrPortFrom(netip.AddrFrom16(b.Addr), uint16(b.Port)).String(), nil
+		return fd, formatHostPort(b.Addr[:], b.Port), nil
 	}
 	syscall.Close(fd)
 	return -1, "", fmt.Errorf("unexpected socket address %T", bound)
@@ -247,8 +205,23 @@ type response struct {
 	length  int
 }
 
-var reasons = map[int]string{200: "OK", 400: "Bad Request", 404: "Not Found", 405: "Method Not Allowed",
-	431: "Request Header Fields Too Large", 505: "HTTP Version Not Supported"}
+// reason is a status code's reason phrase (a switch: a map would be
+// made at every start of sonde, --prometheus or not).
+func reason(status int) string {
+	switch status {
+	case 200:
+		return "OK"
+	case 400:
+		return "Bad Request"
+	case 404:
+		return "Not Found"
+	case 405:
+		return "Method Not Allowed"
+	case 431:
+		return "Request Header Fields Too Large"
+	}
+	return "HTTP Version Not Supported" // 505
+}
 
 // answer reads one request from c and answers it.
 func (s *Server) answer(c *os.File) {
@@ -263,7 +236,7 @@ func (s *Server) answer(c *os.File) {
 		return
 	}
 	head := fmt.Sprintf("HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %d\r\nConnection: close\r\nDate: %s\r\nServer: %s\r\n%s\r\n",
-		r.status, reasons[r.status], r.ctype, r.length, time.Now().UTC().Format(httpDate), serverHeader, r.headers)
+		r.status, reason(r.status), r.ctype, r.length, time.Now().UTC().Format(httpDate), serverHeader, r.headers)
 	if send(rc, append([]byte(head), r.body...)) != nil {
 		return
 	}
@@ -282,7 +255,7 @@ const httpDate = "Mon, 02 Jan 2006 15:04:05 GMT"
 // came.
 func (s *Server) respond(br *bufio.Reader) *response {
 	plain := func(status int, headers string) *response {
-		body := []byte(strconv.Itoa(status) + " " + strings.ToLower(reasons[status]) + "\n")
+		body := []byte(strconv.Itoa(status) + " " + strings.ToLower(reason(status)) + "\n")
 		return &response{status: status, headers: headers, ctype: "text/plain; charset=utf-8", body: body, length: len(body)}
 	}
 	line, n, err := readLine(br, maxHeader)

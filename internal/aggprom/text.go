@@ -7,8 +7,9 @@
 // must not pay for what only --prometheus uses. It links neither
 // client_golang nor net/http (together 4.0 MiB of sonde's peak RSS on
 // every start, and client_golang 0.5 ms of package initialisation), nor
-// package net (0.6 MiB): the socket is made with package syscall and
-// polled by the Go runtime through os.File (serve.go). sonded's exporter, with native histograms and
+// package net (0.6 MiB), nor net/netip (0.3 MiB): the socket is made with
+// package syscall and polled by the Go runtime through os.File
+// (serve.go), and the address is parsed in addr.go. sonded's exporter, with native histograms and
 // protobuf, is internal/promexp.
 //
 // Each aggregation is a family named sonde_<name> (sonde_agg for @):
@@ -280,13 +281,33 @@ func formatFloat(v float64) string {
 	return strconv.FormatFloat(v, 'g', -1, 64)
 }
 
-var (
-	labelEscaper = strings.NewReplacer(`\`, `\\`, "\n", `\n`, `"`, `\"`)
-	helpEscaper  = strings.NewReplacer(`\`, `\\`, "\n", `\n`)
-)
+// escapeLabel escapes a label value: backslash, double quote and line
+// feed. (Not strings.Replacer: its code made sonde's peak RSS 0.25 MiB
+// larger on every start.)
+func escapeLabel(s string) string { return escape(s, true) }
 
-func escapeLabel(s string) string { return labelEscaper.Replace(s) }
-func escapeHelp(s string) string  { return helpEscaper.Replace(s) }
+// escapeHelp escapes help text: backslash and line feed.
+func escapeHelp(s string) string { return escape(s, false) }
+
+func escape(s string, quote bool) string {
+	if !strings.ContainsAny(s, "\\\n\"") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '\\':
+			b.WriteString(`\\`)
+		case c == '\n':
+			b.WriteString(`\n`)
+		case c == '"' && quote:
+			b.WriteString(`\"`)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
 
 // Bound is one classic bucket: the events at most Le.
 type Bound struct {
