@@ -302,8 +302,8 @@ The numbers:
   elapsed ns per call (CLOCK_MONOTONIC around the loop). The tool is
   started S times; each time the loop runs R times just before the tool
   starts (untraced) and R times while it is attached (traced), and R more
-  untraced runs follow the last exit. The overhead is benchutil.Median(traced) −
-  benchutil.Median(untraced). Where the tool's output gives the
+  untraced runs follow the last exit. The overhead is median(traced) −
+  median(untraced). Where the tool's output gives the
   count, it is checked against the calls made (see the notes). The machine
   is shared with other work, which shows as noise of some tens of ns; the
   ratios between tools measured in the same run are steadier than the
