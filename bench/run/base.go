@@ -10,6 +10,7 @@ package main
 import (
 	"fmt"
 	"github.com/sonde-trace/sonde/bench/internal/benchutil"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -42,8 +43,12 @@ func buildBase(root, ref, dir string) (*base, error) {
 		return nil, err
 	}
 	defer benchutil.Build(root, "git", "worktree", "remove", "--force", src)
-	if err := benchutil.Build(src, "go", "build", "-trimpath", "-o", bs.path, "./cmd/sonde"); err != nil {
-		return nil, err
+	// as make build builds bin/sonde: a base that links net would
+	// otherwise carry a cgo runtime that bin/sonde does not
+	build := exec.Command("go", "build", "-trimpath", "-o", bs.path, "./cmd/sonde")
+	build.Dir, build.Env = src, append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("build %s at %s: %w\n%s", "./cmd/sonde", ref, err, out)
 	}
 	return bs, nil
 }
@@ -84,7 +89,8 @@ func (c *Config) addBase(name string) {
 // describe is the paragraph of BENCHMARKS.md that says what the base is.
 func (bs *base) describe() string {
 	return fmt.Sprintf("- **%s**: cmd/sonde as of commit %s,\n"+
-		"  built with `go build -trimpath` from a detached worktree for this run\n"+
+		"  built as `make build` builds bin/sonde (`CGO_ENABLED=0 go build -trimpath`)\n"+
+		"  from a detached worktree for this run\n"+
 		"  (`go run ./bench/run -base %s`) and run with sonde's command lines:\n"+
 		"  the sonde before a change, measured side by side with `bin/sonde` (the\n"+
 		"  repository's HEAD was %s).\n",

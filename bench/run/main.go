@@ -4,6 +4,7 @@
 //	go run ./bench/run          # print the report
 //	go run ./bench/run -write   # and rewrite BENCHMARKS.md
 //	go run ./bench/run -base REF  # and sonde as of git REF, side by side
+//	go run ./bench/run -starts 9  # 9 starts of each tool per program (a busy machine)
 //
 // It builds bench/floor (hand-written BPF, the floor), bench/loop (a
 // getppid loop) and bench/hot (a CPU-bound call tree), the last two with
@@ -41,10 +42,11 @@ func main() {
 	only := flag.String("only", "", "measure only this scenario id")
 	skip := flag.String("skip", "", "comma-separated tools not to measure in this run (floor, bpftrace, sonde)")
 	baseRef := flag.String("base", "", "also build cmd/sonde at this git ref and measure it as sonde@REF")
+	nstarts := flag.Int("starts", 0, "starts of each tool per program (0: as the configuration says); a tool's own count, where it has one, is kept")
 	flag.Parse()
 
 	opts := options{write: *write, calls: *calls, reps: *reps, cpu: *cpu, sonde: *sonde,
-		config: *config, only: *only, skip: *skip, base: *baseRef, timeout: *timeout}
+		config: *config, only: *only, skip: *skip, base: *baseRef, timeout: *timeout, starts: *nstarts}
 	if err := run(opts); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
@@ -58,6 +60,7 @@ type options struct {
 	only, skip       string
 	base             string // git ref of a second sonde to measure, or ""
 	timeout          time.Duration
+	starts           int // overrides the scenarios' starts when > 0
 }
 
 func run(o options) error {
@@ -77,6 +80,11 @@ func run(o options) error {
 	cfg, err := loadConfig(o.config)
 	if err != nil {
 		return err
+	}
+	if o.starts > 0 {
+		for _, s := range cfg.Scenarios {
+			s.Starts = o.starts
+		}
 	}
 	tmp, err := os.MkdirTemp("", "sonde-bench")
 	if err != nil {

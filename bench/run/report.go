@@ -302,8 +302,8 @@ The numbers:
   elapsed ns per call (CLOCK_MONOTONIC around the loop). The tool is
   started S times; each time the loop runs R times just before the tool
   starts (untraced) and R times while it is attached (traced), and R more
-  untraced runs follow the last exit. The overhead is benchutil.Median(traced) −
-  benchutil.Median(untraced). Where the tool's output gives the
+  untraced runs follow the last exit. The overhead is median(traced) −
+  median(untraced). Where the tool's output gives the
   count, it is checked against the calls made (see the notes). The machine
   is shared with other work, which shows as noise of some tens of ns; the
   ratios between tools measured in the same run are steadier than the
@@ -356,7 +356,7 @@ The numbers:
   its CPU at exit per stack.
 
 Start-up, exit, RSS and the profile numbers are medians over the starts
-(S = 3, and 5 for the profile program, except where the notes say
+(S = ` + rep.startCounts() + `, except where the notes say
 otherwise). The starts of ` + rep.turns() + ` take turns between the
 tools (` + strings.Join(rep.tools, ", ") + `, ` + rep.tools[0] + ` ...), so that other work on the
 machine falls on them alike.
@@ -471,4 +471,21 @@ func procField(file, key string) string {
 		}
 	}
 	return "unknown"
+}
+
+// startCounts says how many starts each program had: "3, and 5 for the
+// profile program".
+func (rep *report) startCounts() string {
+	plain, prof := 0, 0
+	for _, s := range rep.cfg.Scenarios {
+		if s.Profile {
+			prof = s.Starts
+		} else {
+			plain = s.Starts
+		}
+	}
+	if prof == 0 || prof == plain {
+		return strconv.Itoa(plain)
+	}
+	return strconv.Itoa(plain) + ", and " + strconv.Itoa(prof) + " for the profile program"
 }

@@ -12,7 +12,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/sonde-trace/sonde/internal/cli"
 	"github.com/sonde-trace/sonde/internal/format"
 	"github.com/sonde-trace/sonde/internal/plan"
 	"github.com/sonde-trace/sonde/internal/provider"
@@ -48,7 +47,7 @@ func warnf(w io.Writer, format string, args ...any) {
 // run is the whole command; it returns the exit status.
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "analytics" {
-		return cli.Run(args[1:], os.Stdin, stdout, stderr)
+		return analytics(args[1:], stderr)
 	}
 	cfg, err := parseArgs(args)
 	if err != nil {

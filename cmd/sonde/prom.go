@@ -2,11 +2,9 @@ package main
 
 import (
 	"fmt"
-	"net"
 
-	"github.com/sonde-trace/sonde/internal/analytics"
+	"github.com/sonde-trace/sonde/internal/aggprom"
 	"github.com/sonde-trace/sonde/internal/format"
-	"github.com/sonde-trace/sonde/internal/promexp"
 	"github.com/sonde-trace/sonde/internal/tracer"
 	"github.com/sonde-trace/sonde/internal/value"
 )
@@ -17,17 +15,19 @@ import (
 // between two polls (serve).
 type exporter struct {
 	sess *tracer.Session
-	reqs chan chan []promexp.Agg
+	reqs chan chan []aggprom.Agg
 	done chan struct{}
-	srv  *promexp.AggServer
+	text aggprom.Exposition
+	srv  *aggprom.Server
 }
 
-// startExporter listens on addr and serves /metrics.
-func startExporter(addr string, sess *tracer.Session) (*exporter, net.Addr, error) {
-	e := &exporter{sess: sess, reqs: make(chan chan []promexp.Agg, 16), done: make(chan struct{})}
-	srv, err := promexp.ServeAggs(addr, &promexp.Aggs{Snapshot: e.snapshot})
+// startExporter listens on addr and serves /metrics; it returns the
+// address listened on.
+func startExporter(addr string, sess *tracer.Session) (*exporter, string, error) {
+	e := &exporter{sess: sess, reqs: make(chan chan []aggprom.Agg, 16), done: make(chan struct{})}
+	srv, err := aggprom.Listen(addr, "/metrics", aggprom.ContentType, func() []byte { return e.text.Text(e.snapshot()) })
 	if err != nil {
-		return nil, nil, fmt.Errorf("--prometheus: %w", err)
+		return nil, "", fmt.Errorf("--prometheus: %w", err)
 	}
 	e.srv = srv
 	return e, srv.Addr, nil
@@ -35,8 +35,8 @@ func startExporter(addr string, sess *tracer.Session) (*exporter, net.Addr, erro
 
 // snapshot asks the consumer loop for the aggregations (a scrape's
 // goroutine); nil once the session has ended.
-func (e *exporter) snapshot() []promexp.Agg {
-	reply := make(chan []promexp.Agg, 1)
+func (e *exporter) snapshot() []aggprom.Agg {
+	reply := make(chan []aggprom.Agg, 1)
 	select {
 	case e.reqs <- reply:
 	case <-e.done:
@@ -72,17 +72,17 @@ func (e *exporter) close() {
 // aggsOf reads every aggregation of the session as the exporter shows
 // it. stddev() is not exported (its value is not a sample Prometheus
 // can add up or interpolate).
-func aggsOf(sess *tracer.Session) []promexp.Agg {
-	var out []promexp.Agg
+func aggsOf(sess *tracer.Session) []aggprom.Agg {
+	var out []aggprom.Agg
 	for id := range sess.Aggregations() {
 		a := sess.Snapshot(id)
 		if a == nil || a.Func == value.Stddev {
 			continue
 		}
-		pa := promexp.Agg{Name: a.Name, Func: a.Func.String(), Kind: kindOf(a.Func)}
-		scale := value.BucketRange(a)
+		pa := aggprom.Agg{Name: a.Name, Func: a.Func.String(), Kind: kindOf(a.Func)}
+		scale, last := value.BucketRange(a), value.AggBuckets(a.Func, a.Params)-1
 		for _, r := range a.Rows {
-			row := promexp.AggRow{}
+			row := aggprom.Row{}
 			for _, k := range r.Keys {
 				row.Key = append(row.Key, format.KeyText(k))
 			}
@@ -101,13 +101,7 @@ func aggsOf(sess *tracer.Session) []promexp.Agg {
 				}
 				row.Value = float64(r.Val.Sum) / float64(r.Val.Count)
 			default:
-				for i, n := range r.Val.Buckets {
-					if n != 0 {
-						lo, hi := scale(i)
-						row.Buckets = append(row.Buckets, analytics.Bucket{Index: int32(i), Min: lo, Max: hi, Count: n})
-						row.Count += n
-					}
-				}
+				row.Buckets = buckets(r.Val.Buckets, scale, last)
 			}
 			pa.Rows = append(pa.Rows, row)
 		}
@@ -116,12 +110,27 @@ func aggsOf(sess *tracer.Session) []promexp.Agg {
 	return out
 }
 
-func kindOf(f value.AggFunc) analytics.Kind {
+// buckets are a quantization's buckets that counted. The last bucket of
+// every quantization, last, is open: its upper bound, 0 from BucketRange,
+// is none (a bucket [-1, 0) also ends at 0, and is not open).
+func buckets(counts []int64, scale func(int) (int64, int64), last int) []aggprom.Bucket {
+	var out []aggprom.Bucket
+	for i, n := range counts {
+		if n == 0 {
+			continue
+		}
+		lo, hi := scale(i)
+		out = append(out, aggprom.Bucket{Min: lo, Max: hi, Open: i == last, Count: n})
+	}
+	return out
+}
+
+func kindOf(f value.AggFunc) aggprom.Kind {
 	switch f {
 	case value.Count, value.Sum:
-		return analytics.Counter
+		return aggprom.Counter
 	case value.Quantize, value.Lquantize, value.Llquantize:
-		return analytics.Distribution
+		return aggprom.Histogram
 	}
-	return analytics.Gauge
+	return aggprom.Gauge
 }

@@ -5,6 +5,7 @@
 //	sonded [--state-dir /var/lib/sonde] [--listen 127.0.0.1:7390]
 //	       [--tls-cert F --tls-key F] [--tokens F] [--users F]
 //	       [--remote-write URL ...]
+//	sonded analytics COMMAND ...   (what `sonde analytics` runs)
 //
 // On a loopback address no credentials are needed; on any other, a
 // bearer token or a user's password is (see docs/analytics.md). The web UI
@@ -31,6 +32,7 @@ import (
 	"github.com/sonde-trace/sonde/internal/alert"
 	"github.com/sonde-trace/sonde/internal/analytics"
 	"github.com/sonde-trace/sonde/internal/api"
+	"github.com/sonde-trace/sonde/internal/cli"
 	"github.com/sonde-trace/sonde/internal/promapi"
 	"github.com/sonde-trace/sonde/internal/promexp"
 	"github.com/sonde-trace/sonde/internal/remotewrite"
@@ -59,6 +61,11 @@ type config struct {
 }
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "analytics" {
+		// the analytics commands: `sonde analytics ...` runs them here
+		// (cmd/sonde/analytics.go), so that sonde links no HTTP client
+		os.Exit(cli.Run(os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
+	}
 	os.Exit(run(os.Args[1:], os.Stderr))
 }
 

@@ -2,9 +2,10 @@
 // It lists, creates, suspends, resumes and destroys datasets, reads their
 // data as a table, CSV or JSON, drills down (a new dataset filtered by a
 // key of its parent's breakdown and broken down by another), and shows the
-// statistics catalogue, the agent's events and worksheets. cmd/sonde
-// hands it every argument after "analytics"; it is the only way cmd/sonde
-// reaches net/http.
+// statistics catalogue, the agent's events and worksheets. It runs in the
+// agent's binary, as `sonded analytics ...`: `sonde analytics ...` execs
+// that (cmd/sonde/analytics.go), so that sonde itself links no HTTP
+// client.
 package cli
 
 import (
