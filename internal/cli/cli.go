@@ -42,6 +42,9 @@ commands:
   alerts actions                list alert actions and their items
   alerts silence UUID SECONDS   silence a threshold's actions for SECONDS (0 lifts the silence)
   alerts test ACTION ITEM       send a test alert through one action item
+  alerts captures EVENT         list the captures attached to an alert event
+  alerts capture EVENT ITEM folded|svg|output
+                                print one capture: folded stacks, a flame graph (SVG) or its output
 
 NAME is a dataset's name or its dataset-NNN id. T is YYYYMMDDTHH:MM:SS (UTC) or ISO 8601.
 
