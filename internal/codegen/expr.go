@@ -61,6 +61,9 @@ func (g *gen) expr(e ast.Expr) {
 		g.errorf(e.Pos(), "string value used where an integer is required")
 		return
 	}
+	if g.structVarValue(e) {
+		return // svar.go
+	}
 	switch x := e.(type) {
 	case *ast.ParenExpr:
 		g.expr(x.X)

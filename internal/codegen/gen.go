@@ -229,6 +229,8 @@ func varSize(t *check.Type) int {
 		return t.Size
 	case check.Stack:
 		return stackFieldSize(t)
+	case check.Struct:
+		return max(t.Size, 8) // svar.go
 	}
 	return 8
 }

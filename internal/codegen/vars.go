@@ -111,9 +111,19 @@ func (g *gen) store(lv ast.Expr) {
 			g.arrayStore(x) // varray.go
 			return
 		}
+		if g.isMemberLhs(x) {
+			g.svarStore(x) // svar.go
+			return
+		}
 		g.assocStore(x, func(val int) {
 			g.emit(asm.StoreMem(rS, int16(val), asm.R0, asm.DWord))
 		}, true)
+	case *ast.SelectorExpr:
+		if g.isMemberLhs(x) {
+			g.svarStore(x) // svar.go
+			return
+		}
+		g.errorf(lv.Pos(), "expression is not assignable")
 	default:
 		g.errorf(lv.Pos(), "expression is not assignable")
 	}
@@ -170,7 +180,15 @@ func (g *gen) assign(x *ast.AssignExpr) {
 	if v := g.info.Uses[ast.Unparen(x.X)]; v != nil && v.Type != nil {
 		lt = v.Type
 	}
+	if lt.Kind == check.Struct {
+		g.assignStruct(x, lt) // svar.go
+		return
+	}
 	if lt.Kind == check.String {
+		if g.isMemberLhs(x.X) {
+			g.svarStoreStr(x.X, x.Y) // svar.go
+			return
+		}
 		g.assignString(x, lt)
 		return
 	}

@@ -262,6 +262,15 @@ func (c *checker) declVar(d *ast.VarDecl) {
 	v := c.lookupVar(scope, d.Name, d.NamePos, true)
 	v.Type = t
 	v.Declared = true
+	if t.Kind == Struct && t.Src == nil && !c.complete(t) {
+		c.declErr(d.NamePos, "D_DECL_INCOMPLETE", "incomplete struct/union/enum %s: %s", t.Name, d.Name)
+		v.Type = nil
+		return
+	}
+	if !c.checkStructVar(d.NamePos, v) { // svar.go
+		v.Type = nil
+		return
+	}
 	if d.KeyTypes != nil {
 		v.Assoc = true
 		for _, kt := range d.KeyTypes {

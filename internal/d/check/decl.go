@@ -837,6 +837,9 @@ func (c *checker) memberType(ft *Type, user bool) *Type {
 // isMemLval reports whether e designates memory: a member of a declared
 // struct, *p, or a subscript of a pointer or array.
 func (c *checker) isMemLval(e ast.Expr) bool {
+	if c.svarRooted(e) {
+		return true // svar.go: a struct-typed variable's storage
+	}
 	switch x := ast.Unparen(e).(type) {
 	case *ast.SelectorExpr:
 		return c.info.Fields[x] != nil
@@ -910,6 +913,10 @@ func (c *checker) indexBase(e ast.Expr, t *Type) *Type {
 // what is there.
 func (c *checker) addrOf(x *ast.UnaryExpr, t *Type) *Type {
 	e := ast.Unparen(x.X)
+	if c.svarRooted(e) {
+		c.errorf(x.OpPos, "D_ADDROF_VAR", "cannot take address of dynamic variable")
+		return nil
+	}
 	if !c.isMemLval(e) {
 		switch e.(type) {
 		case *ast.Ident, *ast.SelfVar, *ast.ThisVar, *ast.IndexExpr:

@@ -50,6 +50,7 @@ func (c *checker) expr1(e ast.Expr) *Type {
 		c.lvalue(x.X, x.Op)
 		c.implicitInt(x.X)
 		t := c.expr(x.X)
+		c.memberLvalue(x.X, x.Op) // svar.go
 		if t != nil && !t.IsInt() {
 			c.errorf(x.OpPos, "D_OP_SCALAR", "operator %s requires an operand of scalar type", x.Op)
 			return nil
@@ -233,6 +234,7 @@ func (c *checker) unary(x *ast.UnaryExpr) *Type {
 		return promote(t)
 	case token.INC, token.DEC:
 		c.lvalue(x.X, x.Op)
+		c.memberLvalue(x.X, x.Op) // svar.go
 		if !t.IsInt() {
 			c.errorf(x.OpPos, "D_OP_SCALAR", "operator %s requires an operand of scalar type", x.Op)
 			return nil
@@ -644,7 +646,12 @@ func (c *checker) lvalue(e ast.Expr, op token.Kind) {
 		if LookupBuiltinVar(x.Name) != nil {
 			c.errorf(x.NamePos, "D_OP_WRITE", "operator %s can only be applied to a writable variable: %s is a read-only built-in variable", op, x.Name)
 		}
+	case *ast.SelectorExpr:
+		// checked by memberLvalue once its operand is typed
 	case *ast.IndexExpr:
+		if isMemberLval(x) {
+			break // checked by memberLvalue (svar.go)
+		}
 		if !c.assocOrArrayElem(x) {
 			// p[i]: memory elsewhere, which D does not write
 			c.errorf(e.Pos(), "D_OP_LVAL", "operator requires modifiable lvalue as an operand")
