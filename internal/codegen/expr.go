@@ -178,6 +178,10 @@ func (g *gen) builtin(bv *check.BuiltinVar, pos token.Pos) {
 		g.ppid()
 	case id == check.BUstackdepth:
 		g.ustackdepth(pos)
+	case id == check.BUcaller:
+		g.ucaller(pos) // regs.go
+	case id == check.BCurcpu:
+		g.curcpu() // cpuinfo.go
 	case id == check.BVtimestamp:
 		// the thread's on-CPU time as the scheduler accounts it
 		g.emit(asm.FnGetCurrentTask.Call())
@@ -197,6 +201,10 @@ func (g *gen) indexExpr(x *ast.IndexExpr) {
 		g.needs.Args[n.Int] = true
 		g.emit(asm.LoadMem(asm.R0, rS, int16(provider.CtxArg0+8*int(n.Int)), asm.DWord))
 		g.normalize(asm.R0, g.typeOf(x))
+		return
+	}
+	if id, ok := ast.Unparen(x.X).(*ast.Ident); ok && g.info.Builtins[id] != nil && g.info.Builtins[id].ID == check.BUregs {
+		g.uregs(x) // regs.go
 		return
 	}
 	if g.arrayElem(x) {

@@ -70,6 +70,8 @@ type gen struct {
 	opts Options
 	p    *plan.Plan
 
+	usesCurcpu bool // the cpuinfo map is needed (cpuinfo.go)
+
 	globals  map[*check.Var]varLoc
 	globSize int
 	selfs    map[*check.Var]varLoc
@@ -410,6 +412,9 @@ func (g *gen) mapSpecs() []*ebpf.MapSpec {
 		// mmapable: the consumer stops tracing by writing the activity word alone
 		{Name: plan.MapGlobals, Type: ebpf.Array, KeySize: 4, ValueSize: uint32(g.globSize), MaxEntries: 1, Flags: 0x400 /* BPF_F_MMAPABLE */},
 		{Name: plan.MapStats, Type: ebpf.PerCPUArray, KeySize: 4, ValueSize: 8, MaxEntries: plan.NumStats},
+	}
+	if g.usesCurcpu {
+		specs = append(specs, cpuinfoMap()) // cpuinfo.go
 	}
 	if g.selfSize > 0 {
 		// Local storage maps need BTF for their key and value.

@@ -196,9 +196,11 @@ func (c *checker) arrayDim(dim ast.Expr, elem *Type) int {
 }
 
 // opaqueTypes are the types D knows that sonde knows only by size:
-// they may be pointed to (inet_ntoa6() takes an in6_addr_t *), not read.
+// they may be pointed to (inet_ntoa6() takes an in6_addr_t *), not read;
+// and the structs of sonde's built-in variables.
 var opaqueTypes = map[string]*Type{
 	"in6_addr_t": {Kind: Struct, Name: "in6_addr_t", Size: 16, Align: 4},
+	"cpuinfo_t":  CpuinfoT, // builtins.go: curcpu's, with its members
 }
 
 // floatTypes are the sizes of the floating-point types, which D declares

@@ -144,6 +144,10 @@ func (c *checker) ident(x *ast.Ident) *Type {
 			c.errorf(x.NamePos, "D_ARGS_IDX", "args[] must be subscripted")
 			return nil
 		}
+		if bv.ID == BUregs {
+			c.errorf(x.NamePos, "D_UREGS_IDX", "uregs[ ] must be subscripted with a register name such as R_PC")
+			return nil
+		}
 		c.info.Builtins[x] = bv
 		if bv.ID == BCurthread {
 			return c.curthreadType(bv.Type) // ktypes.go
@@ -459,6 +463,9 @@ func (c *checker) index(x *ast.IndexExpr) *Type {
 	case *ast.Ident:
 		if b.Name == "args" && LookupBuiltinVar("args") != nil && c.lookupVar(Global, "args", b.NamePos, false) == nil {
 			return c.argsIndex(x, b)
+		}
+		if b.Name == "uregs" && c.lookupVar(Global, "uregs", b.NamePos, false) == nil {
+			return c.uregsIndex(x, b) // regs.go
 		}
 		if v := c.arrayVarOf(b); v != nil {
 			// an element of a declared array variable (decl.go)
