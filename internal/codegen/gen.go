@@ -70,7 +70,8 @@ type gen struct {
 	opts Options
 	p    *plan.Plan
 
-	usesCurcpu bool // the cpuinfo map is needed (cpuinfo.go)
+	usesCurcpu bool         // the cpuinfo map is needed (cpuinfo.go)
+	strtok     *strtokState // strtok's region of scratch (strtok.go)
 
 	globals  map[*check.Var]varLoc
 	globSize int
@@ -219,6 +220,7 @@ func (g *gen) layoutVars() {
 		g.thiss[v] = varLoc{off, sz}
 		off += roundUp(sz, 8)
 	}
+	off = g.strtokLayout(off)
 	g.thisEnd = off
 	for _, v := range g.info.Aggs {
 		g.aggs[v] = g.newAgg(v)

@@ -21,6 +21,13 @@ func (g *gen) intFunc(name string, x *ast.CallExpr) bool {
 		g.alloca(x)
 	case "copyinto":
 		g.copyinto(x)
+	case "getmajor":
+		// the kernel's dev_t: 12 bits of major above 20 of minor (MINORBITS)
+		g.expr(x.Args[0])
+		g.emit(asm.LSh.Imm(asm.R0, 32), asm.RSh.Imm(asm.R0, 32+20))
+	case "getminor":
+		g.expr(x.Args[0])
+		g.emit(asm.And.Imm(asm.R0, 0xfffff))
 	default:
 		return false
 	}

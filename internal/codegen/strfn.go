@@ -52,6 +52,10 @@ func (g *gen) strFunc(name string, x *ast.CallExpr, off, n int) bool {
 		g.lltostr(x, off, n)
 	case "strstr":
 		g.strstr(x, off, n)
+	case "strtok":
+		g.strtokCall(x, off, n) // strtok.go
+	case "cleanpath":
+		g.cleanpath(x, off, n) // cleanpath.go
 	case "inet_ntoa", "inet_ntoa6", "inet_ntop":
 		g.inet(name, x, off, n)
 	default:

@@ -161,6 +161,8 @@ func init() {
 	add("strchr", Subr, 2, 2)
 	add("strrchr", Subr, 2, 2)
 	add("strstr", Subr, 2, 2)
+	add("strtok", Subr, 2, 2)
+	add("cleanpath", Subr, 1, 1)
 	add("substr", Subr, 2, 3)
 	add("index", Subr, 2, 3)
 	add("rindex", Subr, 2, 3)

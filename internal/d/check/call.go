@@ -247,6 +247,18 @@ func (c *checker) subr(x *ast.CallExpr, b *Builtin) *Type {
 		c.argStr(x, 0)
 		c.argStr(x, 1)
 		return str
+	case "cleanpath":
+		c.argStr(x, 0)
+		return str
+	case "strtok":
+		// strtok(NULL, delim) goes on with the string of the last call
+		if t := c.expr(x.Args[0]); t != nil && t.Kind != String {
+			if k, ok := c.constInt(x.Args[0]); !ok || k != 0 {
+				c.errorf(x.Args[0].Pos(), "D_PROTO_ARG", "strtok( ) argument #1 is incompatible with prototype:\n\tprototype: string or NULL\n\t argument: %s", t)
+			}
+		}
+		c.argStr(x, 1)
+		return str
 	case "substr":
 		c.argStr(x, 0)
 		c.argInt(x, 1)
