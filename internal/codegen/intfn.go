@@ -155,8 +155,18 @@ func (g *gen) strtoll(x *ast.CallExpr) {
 // valid until the clause ends), its address in R0.
 func (g *gen) alloca(x *ast.CallExpr) {
 	n, ok := g.constArg(x, 0)
-	if !ok || n <= 0 || n > 1024 {
-		g.errorf(x.Args[0].Pos(), "alloca( ) size must be an integer constant from 1 to 1024")
+	if !ok {
+		// a size known when the code runs: the room of the largest
+		g.expr(x.Args[0])
+		g.runtimeSize(x.Args[0].Pos())
+		g.stack -= 8
+		off := g.temp(maxRuntimeSize)
+		g.zero(off, maxRuntimeSize)
+		g.emit(asm.Mov.Reg(asm.R0, rS), asm.Add.Imm(asm.R0, int32(off)))
+		return
+	}
+	if n <= 0 || n > maxRuntimeSize {
+		g.errorf(x.Args[0].Pos(), "alloca( ) size must be from 1 to %d", maxRuntimeSize)
 		return
 	}
 	off := g.temp(int(n))

@@ -6,6 +6,7 @@ import (
 
 	"github.com/sonde-trace/sonde/internal/d/ast"
 	"github.com/sonde-trace/sonde/internal/d/check"
+	"github.com/sonde-trace/sonde/internal/d/token"
 	"github.com/sonde-trace/sonde/internal/plan"
 	"github.com/sonde-trace/sonde/internal/provider"
 )
@@ -355,8 +356,35 @@ func (g *gen) progenyof(x *ast.CallExpr) {
 // yields its (kernel) address, as DTrace's copyin returns scratch memory.
 func (g *gen) copyin(x *ast.CallExpr) {
 	k, ok := g.info.Consts[ast.Unparen(x.Args[1])]
-	if !ok || k.IsStr || k.Int <= 0 || k.Int > 1024 {
-		g.errorf(x.Args[1].Pos(), "copyin( ) size must be an integer constant from 1 to 1024")
+	if ok && !k.IsStr && (k.Int <= 0 || k.Int > maxRuntimeSize) {
+		g.errorf(x.Args[1].Pos(), "copyin( ) size must be from 1 to %d", maxRuntimeSize)
+		return
+	}
+	if !ok {
+		// a size known when the code runs: the room of the largest
+		g.expr(x.Args[1])
+		s := g.runtimeSize(x.Args[1].Pos())
+		off := g.temp(maxRuntimeSize + 8)
+		g.expr(x.Args[0])
+		g.emit(
+			asm.Mov.Reg(regTmp, asm.R0),
+			asm.Mov.Reg(asm.R3, asm.R0),
+			asm.Mov.Reg(asm.R1, rS),
+			asm.Add.Imm(asm.R1, int32(off)),
+			asm.LoadMem(asm.R2, asm.R10, s, asm.DWord),
+		)
+		g.clamp(asm.R2, 0, maxRuntimeSize-1) // (checked: for the verifier)
+		g.emit(
+			// a NUL after the bytes, should they be read as a string
+			asm.Mov.Reg(asm.R4, asm.R1), asm.Add.Reg(asm.R4, asm.R2),
+			asm.StoreImm(asm.R4, 0, 0, asm.Byte),
+			asm.FnProbeReadUser.Call(),
+		)
+		g.stack -= 8
+		ok2 := g.label("ci_ok")
+		g.emit(asm.JEq.Imm(asm.R0, 0, ok2))
+		g.fault(plan.FaultBadAddr, regTmp, x.Pos())
+		g.emit(asm.Mov.Reg(asm.R0, rS).WithSymbol(ok2), asm.Add.Imm(asm.R0, int32(off)))
 		return
 	}
 	n := int(k.Int)
@@ -374,4 +402,25 @@ func (g *gen) copyin(x *ast.CallExpr) {
 	g.emit(asm.JEq.Imm(asm.R0, 0, ok2))
 	g.fault(plan.FaultBadAddr, regTmp, x.Pos())
 	g.emit(asm.Mov.Reg(asm.R0, rS).WithSymbol(ok2), asm.Add.Imm(asm.R0, int32(off)))
+}
+
+// maxRuntimeSize is the room kept for copyin() and alloca() of a size
+// known only when the code runs: a larger size faults with "out of
+// scratch space" (DTRACEFLT_NOSCRATCH), as DTrace's does beyond its
+// scratch.
+const maxRuntimeSize = 2048
+
+// runtimeSize checks the size in R0 (1 to maxRuntimeSize, or the clause
+// faults) and keeps it in a new stack slot, which it returns.
+func (g *gen) runtimeSize(pos token.Pos) int16 {
+	ok := g.label("rsz_ok")
+	bad := g.label("rsz_bad")
+	g.emit(
+		asm.JEq.Imm(asm.R0, 0, bad),
+		asm.JLE.Imm(asm.R0, maxRuntimeSize, ok),
+		asm.Mov.Reg(regTmp, asm.R0).WithSymbol(bad),
+	)
+	g.fault(plan.FaultNoScratch, regTmp, pos)
+	g.emit(asm.Mov.Reg(asm.R0, asm.R0).WithSymbol(ok))
+	return g.push()
 }

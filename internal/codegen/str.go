@@ -258,6 +258,17 @@ func (g *gen) copyFromReg(off int, src asm.Register, m, n int) {
 // copyinstr reads a user string into scratch[off:off+n].
 func (g *gen) copyinstr(x *ast.CallExpr, off, n int) {
 	g.zero(off, n)
+	var lim int16
+	if len(x.Args) > 1 {
+		if _, ok := g.info.Consts[ast.Unparen(x.Args[1])]; !ok {
+			// a length known when the code runs: at most that many
+			// bytes and the NUL, within the buffer
+			g.expr(x.Args[1])
+			g.emit(asm.Add.Imm(asm.R0, 1))
+			g.clamp(asm.R0, 1, int32(min(n, g.typeOf(x).Size)))
+			lim = g.push()
+		}
+	}
 	g.expr(x.Args[0])
 	g.emit(
 		asm.Mov.Reg(regTmp, asm.R0),
@@ -265,8 +276,13 @@ func (g *gen) copyinstr(x *ast.CallExpr, off, n int) {
 		asm.Mov.Reg(asm.R1, rS),
 		asm.Add.Imm(asm.R1, int32(off)),
 		asm.Mov.Imm(asm.R2, int32(min(n, g.typeOf(x).Size))),
-		asm.FnProbeReadUserStr.Call(),
 	)
+	if lim != 0 {
+		g.emit(asm.LoadMem(asm.R2, asm.R10, lim, asm.DWord))
+		g.clamp(asm.R2, 1, int32(min(n, g.typeOf(x).Size)))
+		g.stack -= 8
+	}
+	g.emit(asm.FnProbeReadUserStr.Call())
 	ok := g.label("cis_ok")
 	g.emit(asm.JSGE.Imm(asm.R0, 0, ok))
 	g.fault(plan.FaultBadAddr, regTmp, x.Pos())

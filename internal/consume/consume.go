@@ -496,10 +496,11 @@ func (c *Consumer) WatchProcesses() {
 // DTrace's fault codes (DTRACEFLT_*, which D programs compare the ERROR
 // probe's arg4 with).
 const (
-	dtraceFltUnknown = 0
-	dtraceFltBadAddr = 1
-	dtraceFltIllOp   = 3
-	dtraceFltDivZero = 4
+	dtraceFltUnknown   = 0
+	dtraceFltBadAddr   = 1
+	dtraceFltIllOp     = 3
+	dtraceFltDivZero   = 4
+	dtraceFltNoScratch = 5
 )
 
 // dtraceFault is DTrace's code for a fault of sonde's plan: the faults
@@ -513,6 +514,8 @@ func dtraceFault(f uint32) uint64 {
 		return dtraceFltDivZero
 	case plan.FaultIllOp:
 		return dtraceFltIllOp
+	case plan.FaultNoScratch:
+		return dtraceFltNoScratch
 	}
 	return dtraceFltUnknown
 }
@@ -542,6 +545,8 @@ func (c *Consumer) runtimeError(b []byte) {
 		what = "divide-by-zero"
 	case plan.FaultBadIndex:
 		what = fmt.Sprintf("index out of bounds (%d)", int64(addr))
+	case plan.FaultNoScratch:
+		what = "out of scratch space"
 	default:
 		what = "illegal operation"
 	}

@@ -67,12 +67,13 @@ const (
 
 // Faults reported by error records, with DTrace's names.
 const (
-	FaultBadAddr  = 1 // invalid address
-	FaultDivZero  = 2 // divide-by-zero
-	FaultBadSize  = 3
-	FaultSpec     = 4 // speculation
-	FaultIllOp    = 5 // illegal operation (a bad strtoll() base or inet_ntop() family)
-	FaultBadIndex = 6 // index out of bounds (of an array variable; the value is the index)
+	FaultBadAddr   = 1 // invalid address
+	FaultDivZero   = 2 // divide-by-zero
+	FaultBadSize   = 3
+	FaultSpec      = 4 // speculation
+	FaultIllOp     = 5 // illegal operation (a bad strtoll() base or inet_ntop() family)
+	FaultBadIndex  = 6 // index out of bounds (of an array variable; the value is the index)
+	FaultNoScratch = 7 // out of scratch space (a run-time size beyond the room kept; the value is the size)
 )
 
 // Plan is a compiled program.

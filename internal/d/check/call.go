@@ -216,7 +216,8 @@ func (c *checker) subr(x *ast.CallExpr, b *Builtin) *Type {
 	case "copyinstr":
 		c.argInt(x, 0)
 		if len(x.Args) > 1 {
-			n, ok := c.argConst(x, 1)
+			c.argInt(x, 1) // a constant sizes the string; another bounds it when the code runs
+			n, ok := c.constInt(x.Args[1])
 			if ok && n > 0 && int(n)+1 < c.cfg.StrSize {
 				return StringType(int(n) + 1)
 			}
