@@ -20,7 +20,13 @@ func (g *gen) intFunc(name string, x *ast.CallExpr) bool {
 	case "alloca":
 		g.alloca(x)
 	case "copyinto":
-		g.copyinto(x)
+		g.copyToScratch(x, 0, 1, 2, asm.FnProbeReadUser) // copyout.go
+	case "bcopy":
+		g.copyToScratch(x, 0, 2, 1, asm.FnProbeReadKernel)
+	case "copyout":
+		g.copyout(x)
+	case "copyoutstr":
+		g.copyoutstr(x)
 	case "getmajor":
 		// the kernel's dev_t: 12 bits of major above 20 of minor (MINORBITS)
 		g.expr(x.Args[0])
@@ -174,45 +180,3 @@ func (g *gen) alloca(x *ast.CallExpr) {
 	g.emit(asm.Mov.Reg(asm.R0, rS), asm.Add.Imm(asm.R0, int32(off)))
 }
 
-// copyinto(addr, size, dest) copies user memory to dest, which must be
-// scratch memory (from alloca() or copyin()) with room for size bytes, or
-// the clause faults with an invalid address, as in DTrace.
-func (g *gen) copyinto(x *ast.CallExpr) {
-	n, ok := g.constArg(x, 1)
-	if !ok || n <= 0 || n > 1024 {
-		g.errorf(x.Args[1].Pos(), "copyinto( ) size must be an integer constant from 1 to 1024")
-		return
-	}
-	tmp := int16(g.temp(8))
-	g.expr(x.Args[0])
-	src := g.push()
-	g.expr(x.Args[2])
-	// Addresses as plain numbers: through scratch memory, which keeps no
-	// pointer types, so that dest - scratch is a number to bound.
-	g.emit(
-		asm.StoreMem(rS, tmp, asm.R0, asm.DWord),
-		asm.LoadMem(regTmp, rS, tmp, asm.DWord),
-		asm.StoreMem(rS, tmp, rS, asm.DWord),
-		asm.LoadMem(asm.R1, rS, tmp, asm.DWord),
-		asm.Mov.Reg(asm.R2, regTmp),
-		asm.Sub.Reg(asm.R2, asm.R1),
-	)
-	lo, hi := g.tempBase, g.recBase-int(n)
-	bad, ok2 := g.label("cit_bad"), g.label("cit_ok")
-	g.emit(
-		asm.JSLT.Imm(asm.R2, int32(lo), bad),
-		asm.JSGT.Imm(asm.R2, int32(hi), bad),
-		asm.Mov.Reg(asm.R1, rS),
-		asm.Add.Reg(asm.R1, asm.R2),
-		asm.Mov.Imm(asm.R2, int32(n)),
-		asm.LoadMem(asm.R3, asm.R10, src, asm.DWord),
-		asm.Mov.Reg(regTmp, asm.R3),
-		asm.FnProbeReadUser.Call(),
-		asm.JEq.Imm(asm.R0, 0, ok2),
-	)
-	g.fault(plan.FaultBadAddr, regTmp, x.Pos())
-	g.emit(asm.Mov.Imm(asm.R0, 0).WithSymbol(bad))
-	g.fault(plan.FaultBadAddr, regTmp, x.Pos())
-	g.emit(asm.Mov.Imm(asm.R0, 0).WithSymbol(ok2))
-	g.stack -= 8
-}

@@ -141,6 +141,8 @@ func (g *gen) actionCall(x *ast.CallExpr, b *check.Builtin) {
 		g.rec.Actions[len(g.rec.Actions)-1].Str = strs
 	case "tracemem":
 		g.tracemem(x)
+	case "chill":
+		g.chill(x) // copyout.go
 	default:
 		g.errorf(x.Pos(), "%s( ) is not supported yet", b.Name)
 	}

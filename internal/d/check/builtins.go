@@ -151,6 +151,9 @@ func init() {
 	add("system", Action, 1, -1).Destructive = true
 	add("raise", Action, 1, 1).Destructive = true
 	add("stop", Action, 0, 0).Destructive = true
+	add("chill", Action, 1, 1).Destructive = true
+	add("copyout", Subr, 3, 3).Destructive = true
+	add("copyoutstr", Subr, 3, 3).Destructive = true
 	add("ftruncate", Action, 0, 0)
 	// Subroutines.
 	add("copyin", Subr, 2, 2)
@@ -182,6 +185,7 @@ func init() {
 	add("inet_ntop", Subr, 2, 2)
 	add("inet_ntoa6", Subr, 1, 1)
 	add("copyinto", Subr, 3, 3)
+	add("bcopy", Subr, 3, 3)
 	add("alloca", Subr, 1, 1)
 	add("rand", Subr, 0, 0)
 	add("progenyof", Subr, 1, 1)

@@ -42,6 +42,9 @@ func (c *checker) call(x *ast.CallExpr, stmt bool) *Type {
 		c.action(x, b)
 		return TVoid
 	}
+	if b.Destructive && !c.cfg.Destructive {
+		c.errorf(id.NamePos, "D_ACT_DESTRUCT", "%s( ) is a destructive subroutine: run with -w to allow it", b.Name)
+	}
 	return c.subr(x, b)
 }
 
@@ -157,7 +160,7 @@ func (c *checker) action(x *ast.CallExpr, b *Builtin) {
 		if len(x.Args) > 2 {
 			c.argInt(x, 2)
 		}
-	case "exit", "raise":
+	case "exit", "raise", "chill":
 		c.argInt(x, 0)
 	case "clear":
 		if c.aggProto(x, "D_CLEAR", 1, 1, "1") {
@@ -312,6 +315,21 @@ func (c *checker) subr(x *ast.CallExpr, b *Builtin) *Type {
 		c.argInt(x, 0)
 		c.argInt(x, 1)
 		c.argPtr(x, 2, "void *")
+		return TVoid
+	case "bcopy":
+		c.argPtr(x, 0, "void *")
+		c.argPtr(x, 1, "void *")
+		c.argInt(x, 2)
+		return TVoid
+	case "copyout":
+		c.argPtr(x, 0, "void *")
+		c.argInt(x, 1)
+		c.argInt(x, 2)
+		return TVoid
+	case "copyoutstr":
+		c.argStr(x, 0)
+		c.argInt(x, 1)
+		c.argInt(x, 2)
 		return TVoid
 	case "alloca":
 		c.argInt(x, 0)
