@@ -179,4 +179,3 @@ func (g *gen) alloca(x *ast.CallExpr) {
 	g.zero(off, roundUp(int(n), 8))
 	g.emit(asm.Mov.Reg(asm.R0, rS), asm.Add.Imm(asm.R0, int32(off)))
 }
-
