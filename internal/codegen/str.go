@@ -73,6 +73,13 @@ func (g *gen) strExpr(e ast.Expr) strLoc {
 		g.probeStrInto(t.Repr, off, n)
 		return strLoc{area: inScratch, off: off, size: n}
 	}
+	if check.IsCharPtr(t) {
+		// the string a char * points to
+		n := roundUp(g.opts.StrSize, 8)
+		off := g.temp(n)
+		g.stringofPtr(e, off, n)
+		return strLoc{area: inScratch, off: off, size: n}
+	}
 	switch x := ast.Unparen(e).(type) {
 	case *ast.Ident:
 		if v := g.info.Uses[x]; v != nil {
@@ -128,6 +135,9 @@ func (g *gen) strInto(e ast.Expr, off, n int) {
 	if t.Repr != check.StrBuf {
 		g.probeStrInto(t.Repr, off, n)
 		return
+	}
+	if check.IsCharPtr(t) && g.stringofPtr(e, off, n) {
+		return // a char * where a string is wanted: the string it points to
 	}
 	if g.declStrInto(e, off, n) {
 		return // xlate.go: declared structs and translations

@@ -70,6 +70,12 @@ func (c *checker) checkArgCount(x *ast.CallExpr, b *Builtin) bool {
 	return false
 }
 
+// IsCharPtr reports whether t is a char * (or unsigned char *), which D's
+// string subroutines take as the NUL-terminated string it points to.
+func IsCharPtr(t *Type) bool {
+	return t != nil && t.Kind == Pointer && t.Elem != nil && t.Elem.Kind == Int && t.Elem.Size == 1
+}
+
 func (c *checker) argInt(x *ast.CallExpr, i int) {
 	t := c.expr(x.Args[i])
 	if t != nil && !t.IsInt() {
@@ -79,6 +85,9 @@ func (c *checker) argInt(x *ast.CallExpr, i int) {
 
 func (c *checker) argStr(x *ast.CallExpr, i int) {
 	t := c.expr(x.Args[i])
+	if IsCharPtr(t) {
+		return // a char * is the string it points to, as in DTrace's prototypes
+	}
 	if t != nil && t.Kind != String {
 		c.errorf(x.Args[i].Pos(), "D_PROTO_ARG", "%s( ) argument #%d is incompatible with prototype:\n\tprototype: string\n\t argument: %s", calleeName(x), i+1, t)
 	}
