@@ -256,7 +256,7 @@ func (g *gen) callInt(x *ast.CallExpr) {
 		g.emit(
 			asm.LoadMapValue(asm.R1, 0, 8).WithReference(plan.MapGlobals),
 			asm.Mov.Imm(asm.R0, 1),
-			asm.FetchAdd.Mem(asm.R1, asm.R0, asm.DWord, 0),
+			atomicMem(asm.FetchAdd, asm.R1, asm.R0, asm.DWord, 0),
 			asm.Add.Imm(asm.R0, 1),
 		)
 	default:
@@ -425,4 +425,15 @@ func (g *gen) runtimeSize(pos token.Pos) int16 {
 	g.fault(plan.FaultNoScratch, regTmp, pos)
 	g.emit(asm.Mov.Reg(asm.R0, asm.R0).WithSymbol(ok))
 	return g.push()
+}
+
+// atomicMem is op.Mem(dst, src, size, off) with the immediate that names
+// the operation set: cilium/ebpf v0.20.0's Marshal writes the immediate
+// before it derives it from the opcode, so that an instruction built by
+// Mem goes to the kernel as a plain atomic add (imm 0) whatever op is:
+// FetchAdd lost its fetch, and speculation() returned 2 every time.
+func atomicMem(op asm.AtomicOp, dst, src asm.Register, size asm.Size, off int16) asm.Instruction {
+	ins := op.Mem(dst, src, size, off)
+	ins.Constant = int64(op >> 8)
+	return ins
 }
