@@ -104,13 +104,14 @@ var rateUnits = []struct {
 	{"ns", time.Nanosecond}, {"us", time.Microsecond}, {"ms", time.Millisecond},
 	{"s", time.Second}, {"m", time.Minute}, {"h", time.Hour}, {"d", 24 * time.Hour}}
 
-// parseRate parses a rate: 10hz, 100ms, 1s, 5min, or a bare number of Hz.
-// The interval must lie between 1ns and a day.
+// parseRate parses a rate: 10hz, 100ms, 1s, 5min, or a bare number of
+// nanoseconds, as DTrace's dt_opt_rate reads one (a bare number's
+// multiplier is 1 ns). The interval must lie between 1ns and a day.
 func parseRate(v string) (time.Duration, error) {
 	s := strings.ToLower(strings.TrimSpace(v))
-	unit := time.Duration(0) // 0: a frequency
+	unit := time.Nanosecond // a bare number
 	if t, ok := strings.CutSuffix(s, "hz"); ok {
-		s = t
+		s, unit = t, 0 // 0: a frequency
 	} else {
 		for _, u := range rateUnits {
 			if t, ok := strings.CutSuffix(s, u.suffix); ok {
