@@ -245,7 +245,8 @@ func (p *Program) check(libs []*lib.Library, progs []*ast.Program) error {
 		Types:       kernelTypes,
 		Macros:      p.macros(),
 		ZeroMatches: p.Config.ZeroMatches || p.Config.Listing,
-		Destructive: p.Config.Destructive,
+		Destructive: p.Config.Destructive || p.Options.Destructive,
+		DefaultArgs: p.Options.DefaultArgs,
 		StrSize:     p.Options.StrSize,
 		StackFrames: p.Options.StackFrames, UStackFrames: p.Options.UStackFrames,
 	}

@@ -12,22 +12,25 @@ import (
 // resolved for one program: dtrace's defaults, then -x in order, then the
 // program's pragmas.
 type Options struct {
-	BufSize       int
-	AggEntries    int
-	DynEntries    int
-	StrSize       int
-	Quiet         bool
-	SwitchRate    time.Duration
-	StackFrames   int    // default stack() depth, 0 for the default
-	UStackFrames  int    // default ustack() depth
-	EvalTime      string // -c: where the command is held while probes are placed ("" = as needed)
-	AggRate       time.Duration
-	AggSortKey    bool
-	AggSortRev    bool
-	AggSortPos    int
-	AggSortKeyPos int
-	ErrTags       bool
-	FlowIndent    bool // -F: entry and return probes indent the output (dtrace's flowindent)
+	// Destructive and DefaultArgs are -x destructive (as -w) and -x
+	// defaultargs (an unset $N is 0).
+	Destructive, DefaultArgs bool
+	BufSize                  int
+	AggEntries               int
+	DynEntries               int
+	StrSize                  int
+	Quiet                    bool
+	SwitchRate               time.Duration
+	StackFrames              int    // default stack() depth, 0 for the default
+	UStackFrames             int    // default ustack() depth
+	EvalTime                 string // -c: where the command is held while probes are placed ("" = as needed)
+	AggRate                  time.Duration
+	AggSortKey               bool
+	AggSortRev               bool
+	AggSortPos               int
+	AggSortKeyPos            int
+	ErrTags                  bool
+	FlowIndent               bool // -F: entry and return probes indent the output (dtrace's flowindent)
 	// StatusRate is how often drops are reported (DTrace's, 1 s)
 	StatusRate time.Duration
 }
@@ -259,7 +262,11 @@ func (o *Options) setFlag(name, val string) error {
 		_, err = parseCount(val, 1, maxFrames)
 	case "cpu":
 		_, err = parseCount(val, -1, maxCount)
-	case "defaultargs", "destructive", "grabanon", "libdir", "nolibs", "rawbytes",
+	case "defaultargs":
+		o.DefaultArgs = true
+	case "destructive":
+		o.Destructive = true
+	case "grabanon", "libdir", "nolibs", "rawbytes",
 		"zdefs", "bufpolicy", "bufresize", "aggpercpu", "encoding":
 		// accepted
 	default:

@@ -35,7 +35,8 @@ type Config struct {
 	Types       TypeResolver      // the kernel's types (ktypes.go); nil: none
 	Macros      map[string]string // "1" -> "foo", "target" -> "1234"
 	ZeroMatches bool              // -Z: a description matching nothing is not an error
-	Destructive bool              // -w
+	Destructive bool              // -w (also #pragma D option destructive)
+	DefaultArgs bool              // -x defaultargs: an unset $N is 0, $$N "" (also the pragma)
 	StrSize     int               // strsize option
 	// StackFrames and UStackFrames are the stackframes and ustackframes
 	// options: the depth of stack() and ustack() without one (0: the
@@ -241,6 +242,12 @@ func (c *checker) pragma(d *ast.PragmaDecl) {
 		for _, a := range d.Args {
 			name, val, _ := strings.Cut(a, "=")
 			c.info.Options = append(c.info.Options, Option{Name: name, Value: val, Pos: d.PragmaPos})
+			switch name {
+			case "destructive": // the pragma allows what -w does
+				c.cfg.Destructive = true
+			case "defaultargs":
+				c.cfg.DefaultArgs = true
+			}
 		}
 	case "depends_on":
 		c.dependsOn(d) // decl.go

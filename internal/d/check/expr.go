@@ -113,6 +113,15 @@ func isOctHex(raw string) bool { return len(raw) > 1 && raw[0] == '0' }
 
 func (c *checker) macroVar(x *ast.MacroVar) *Type {
 	v, ok := c.cfg.Macros[x.Name]
+	if _, err := strconv.Atoi(x.Name); !ok && err == nil && c.cfg.DefaultArgs {
+		// defaultargs: an argument not given is 0, or "" as $$N
+		if x.Quoted {
+			c.info.Consts[x] = Const{IsStr: true}
+			return StringType(1)
+		}
+		c.info.Consts[x] = Const{Int: 0}
+		return TInt
+	}
 	if !ok {
 		// dt_lex.l: $1 is a macro argument, $name a macro variable
 		kind := "variable"
