@@ -39,6 +39,7 @@ type Config struct {
 	Options   []string // -x name[=value], in order
 	LibDirs   []string // -L
 	Cpp       bool     // -C
+	CppArgs   []string // -D, -U, -I, -H: given to cpp
 	Quiet     bool     // -q
 	// Destructive allows destructive actions (-w); the agent never sets it.
 	Destructive bool
@@ -207,7 +208,7 @@ func (p *Program) parse(libs []*lib.Library) ([]*ast.Program, error) {
 	var errs diag.List
 	macros := p.macros()
 	for _, s := range p.Config.Sources {
-		name, text, orig, err := s.Load(p.Config.Cpp)
+		name, text, orig, err := s.LoadCpp(p.Config.Cpp, p.Config.CppArgs)
 		if err == nil && s.Kind == Name {
 			text, err = p.probeIDText(text) // probeid.go: -i probe-id
 		}
