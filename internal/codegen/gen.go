@@ -36,6 +36,7 @@ type Options struct {
 	DynEntries  int // max entries of associative arrays
 	RingSize    int // bytes, power of two
 	Destructive bool
+	NSpec       int // the nspec option: speculative buffers (spec.go)
 	// FullScratch sizes the scratch map for the largest program there can
 	// be, not for this one: a plan generated again later (a traced process
 	// loaded a library, and clauses that had no probes now have some) can
@@ -71,6 +72,8 @@ type gen struct {
 	p    *plan.Plan
 
 	usesCurcpu bool         // the cpuinfo map is needed (cpuinfo.go)
+	nspec      int          // speculative buffers (spec.go)
+	specOff    int          // their slots in the globals map
 	strtok     *strtokState // strtok's region of scratch (strtok.go)
 
 	globals  map[*check.Var]varLoc
@@ -193,6 +196,7 @@ func (g *gen) layoutVars() {
 		g.globals[v] = varLoc{g.globSize, sz}
 		g.globSize += roundUp(sz, 8)
 	}
+	g.specLayout() // spec.go
 	if g.globSize > maxGlobals {
 		g.errorf(g.info.Globals[0].Pos, "global variables take %d bytes, more than the %d a BPF map value may hold", g.globSize, maxGlobals)
 	}
@@ -263,7 +267,7 @@ func stackFieldSize(t *check.Type) int {
 
 // build generates every program once.
 func (g *gen) build() error {
-	g.p = &plan.Plan{Options: map[string]string{}}
+	g.p = &plan.Plan{Options: map[string]string{}, SpecSlots: g.specOff, NSpec: g.nspec}
 	g.subprogs = map[string]bool{}
 	for _, v := range g.info.Aggs {
 		g.p.Aggs = append(g.p.Aggs, g.aggs[v])

@@ -130,8 +130,10 @@ func (g *gen) actionCall(x *ast.CallExpr, b *check.Builtin) {
 		g.record(plan.ActSpeculate, x, x.Args, "", nil)
 	case "commit":
 		g.record(plan.ActCommit, x, x.Args, "", nil)
+		g.specDone(x.Args[0]) // spec.go
 	case "discard":
 		g.record(plan.ActDiscard, x, x.Args, "", nil)
+		g.specDone(x.Args[0])
 	case "setopt":
 		var strs []string
 		for _, a := range x.Args {
@@ -251,14 +253,7 @@ func (g *gen) callInt(x *ast.CallExpr) {
 	case "copyin":
 		g.copyin(x)
 	case "speculation":
-		// A new speculation ID from a global counter (the consumer
-		// buffers speculative records until commit or discard).
-		g.emit(
-			asm.LoadMapValue(asm.R1, 0, 8).WithReference(plan.MapGlobals),
-			asm.Mov.Imm(asm.R0, 1),
-			atomicMem(asm.FetchAdd, asm.R1, asm.R0, asm.DWord, 0),
-			asm.Add.Imm(asm.R0, 1),
-		)
+		g.speculation() // spec.go
 	default:
 		if g.intFunc(b.Name, x) {
 			return

@@ -284,8 +284,10 @@ func (c *Consumer) action(f *value.Firing, a *plan.Action, b []byte, speculative
 			}
 		}
 		delete(c.spec, id)
+		c.freeSpec(id)
 	case plan.ActDiscard:
 		delete(c.spec, vals[0].Int)
+		c.freeSpec(vals[0].Int)
 	case plan.ActSetopt:
 		if len(a.Str) > 0 {
 			val := ""
@@ -581,6 +583,26 @@ func (c *Consumer) runtimeError(b []byte) {
 	}
 }
 
+// freeSpec makes speculative buffer id free again, now that its records
+// are committed or discarded: its slot in the globals map, which commit()
+// or discard() left done so that no speculation() could hand it out while
+// its records were still on their way, goes back to 0.
+func (c *Consumer) freeSpec(id int64) {
+	if id < 1 || id > int64(c.p.NSpec) {
+		return
+	}
+	m := c.s.Maps[plan.MapGlobals]
+	if m == nil {
+		return
+	}
+	mem, err := m.Memory()
+	if err != nil {
+		return
+	}
+	var zero [8]byte
+	_, _ = mem.WriteAt(zero[:], int64(c.p.SpecSlots)+8*(id-1))
+}
+
 // Stats reports what has been lost since the last call, in DTrace's words
 // (dt_handle_cpudrop, dt_handle_status): records and aggregation entries
 // per CPU ("N drops on CPU n", "N aggregation drops on CPU n"), then
@@ -591,9 +613,14 @@ func (c *Consumer) Stats() {
 	if m := c.s.Maps[plan.MapStats]; m != nil {
 		c.cpuDrops(m, plan.StatDrops, value.DropRecords)
 		c.cpuDrops(m, plan.StatAggDrops, value.DropAggs)
-		if d := c.newCounts(m, plan.StatDynDrops); d != nil {
-			if n := sum(d); n > 0 {
-				c.opts.Sink.Loss(value.Loss{Kind: value.DropDynVars, CPU: -1, N: n})
+		for _, st := range []struct {
+			stat int
+			kind value.LossKind
+		}{{plan.StatDynDrops, value.DropDynVars}, {plan.StatSpecUnavail, value.SpecUnavail}, {plan.StatSpecBusy, value.SpecBusy}} {
+			if d := c.newCounts(m, st.stat); d != nil {
+				if n := sum(d); n > 0 {
+					c.opts.Sink.Loss(value.Loss{Kind: st.kind, CPU: -1, N: n})
+				}
 			}
 		}
 	}

@@ -134,6 +134,10 @@ func LossMessage(l value.Loss) string {
 		return fmt.Sprintf("%d aggregation drop%s on CPU %d", l.N, plural(l.N), l.CPU)
 	case value.DropDynVars:
 		return fmt.Sprintf("%d dynamic variable drop%s", l.N, plural(l.N))
+	case value.SpecUnavail:
+		return fmt.Sprintf("%d failed speculation%s (no speculative buffer available)", l.N, plural(l.N))
+	case value.SpecBusy:
+		return fmt.Sprintf("%d failed speculation%s (available buffer(s) still busy)", l.N, plural(l.N))
 	}
 	return fmt.Sprintf("%d error%s in ERROR probe enabling", l.N, plural(l.N))
 }

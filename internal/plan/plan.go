@@ -25,10 +25,12 @@ const (
 
 // Counters in the stats map (u64 each, summed over CPUs).
 const (
-	StatDrops    = iota // records the ring buffer had no room for
-	StatAggDrops        // aggregation entries that did not fit
-	StatDynDrops        // dynamic variables (self->, assoc) that did not fit
-	StatErrors          // runtime errors
+	StatDrops       = iota // records the ring buffer had no room for
+	StatAggDrops           // aggregation entries that did not fit
+	StatDynDrops           // dynamic variables (self->, assoc) that did not fit
+	StatErrors             // runtime errors
+	StatSpecUnavail        // speculation() found every speculative buffer active
+	StatSpecBusy           // speculation() found buffers committed or discarded, not yet emptied
 	NumStats
 )
 
@@ -65,6 +67,12 @@ const (
 	ErrRecSize = 32
 )
 
+// States of a speculative buffer's slot (Plan.SpecSlots).
+const (
+	SpecActive = 1
+	SpecDone   = 2
+)
+
 // Faults reported by error records, with DTrace's names.
 const (
 	FaultBadAddr   = 1 // invalid address
@@ -86,6 +94,12 @@ type Plan struct {
 	Sites    []Site // error sites: where a runtime error can happen
 	// Globals: offsets of the consumer-set constants in the globals map.
 	GlobalWallOffset int
+	// SpecSlots is the offset in the globals map of NSpec u64 slots, one
+	// per speculative buffer: 0 free, SpecActive once speculation() hands
+	// out its ID, SpecDone once committed or discarded, until the consumer
+	// has emptied it and writes 0. NSpec is 0 when the program makes no
+	// speculations.
+	SpecSlots, NSpec int
 	Options          map[string]string
 	NeedsSelf        bool
 }

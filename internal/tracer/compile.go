@@ -134,7 +134,7 @@ func Compile(cfg *Config) (*Program, error) {
 	}
 	p.gen = codegen.Options{Providers: p.Registry, StrSize: p.Options.StrSize, RingSize: p.Options.BufSize,
 		AggEntries: p.Options.AggEntries, DynEntries: p.Options.DynEntries, Destructive: cfg.Destructive,
-		FullScratch: p.user != nil}
+		NSpec: p.Options.NSpec, FullScratch: p.user != nil}
 	p.Plan, err = codegen.Generate(p.Info, p.gen)
 	return p, codegenError(err)
 }

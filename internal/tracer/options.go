@@ -15,6 +15,7 @@ type Options struct {
 	// Destructive and DefaultArgs are -x destructive (as -w) and -x
 	// defaultargs (an unset $N is 0).
 	Destructive, DefaultArgs bool
+	NSpec                    int // speculative buffers (default 1, as DTrace)
 	BufSize                  int
 	AggEntries               int
 	DynEntries               int
@@ -256,7 +257,9 @@ func (o *Options) setFlag(name, val string) error {
 		_, err = parseSize(val, maxTableSize)
 	case "cleanrate", "dynvarrate":
 		_, err = parseRate(val)
-	case "nspec", "jstackframes", "stackindent":
+	case "nspec":
+		o.NSpec, err = parseCount(val, 1, maxCount)
+	case "jstackframes", "stackindent":
 		_, err = parseCount(val, 0, maxCount)
 	case "maxframes":
 		_, err = parseCount(val, 1, maxFrames)
