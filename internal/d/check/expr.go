@@ -321,11 +321,12 @@ func (c *checker) binary(x *ast.BinaryExpr) *Type {
 		}
 		return TInt
 	case token.EQL, token.NEQ, token.LSS, token.LEQ, token.GTR, token.GEQ:
-		if (a.Kind == String) != (b.Kind == String) {
+		if (a.Kind == String) != (b.Kind == String) && !IsCharPtr(a) && !IsCharPtr(b) {
+			// (a char * compared with a string is compared as the string it points to)
 			c.errorf(x.OpPos, "D_OP_INCOMPAT", "operands have incompatible types: \"%s\" %s \"%s\"", a, x.Op, b)
 			return TInt
 		}
-		if a.Kind != String && (!a.IsInt() || !b.IsInt()) {
+		if a.Kind != String && b.Kind != String && (!a.IsInt() || !b.IsInt()) {
 			c.errorf(x.OpPos, "D_OP_SCALAR", "operator %s requires operands of scalar type", x.Op)
 		}
 		return TInt
