@@ -82,6 +82,14 @@ func fieldFor(t *check.Type) plan.Field {
 			return plan.Field{Kind: plan.FSym, Size: 8, SymKind: symValueKind(t.SymK)}
 		}
 		return plan.Field{Kind: plan.FUSym, Size: 16, SymKind: symValueKind(t.SymK)}
+	case check.Struct:
+		// its bytes; of 1, 2, 4 or 8 bytes, an integer of that size, as
+		// DTrace's dt_print_datum goes by the size alone
+		switch t.Size {
+		case 1, 2, 4, 8:
+			return plan.Field{Kind: plan.FInt, Size: t.Size, Signed: t.Size >= 4}
+		}
+		return plan.Field{Kind: plan.FBytes, Size: t.Size}
 	}
 	size := t.Size
 	if t.Kind == check.Pointer || size == 0 {
@@ -246,6 +254,16 @@ func (g *gen) buildKey(idx []ast.Expr, fields []plan.Field, size int) int {
 
 // fieldInto evaluates e and writes it as field f at scratch offset off.
 func (g *gen) fieldInto(e ast.Expr, f plan.Field, off int) {
+	if t := g.typeOf(e); t.Kind == check.Struct {
+		if g.info.Xlates[ast.Unparen(e)] != nil {
+			g.expr(e) // a translation whole: xlate.go says how it may be used
+			return
+		}
+		// a struct's bytes (svar.go)
+		g.zero(off, roundUp(max(f.Size, t.Size), 8))
+		g.structFrom(e, t.Size, func(string) { g.emit(asm.Mov.Reg(asm.R0, rS), asm.Add.Imm(asm.R0, int32(off))) })
+		return
+	}
 	switch f.Kind {
 	case plan.FInt:
 		g.expr(e)

@@ -244,6 +244,11 @@ func (c *Consumer) action(f *value.Firing, a *plan.Action, b []byte, speculative
 	switch a.Kind {
 	case plan.ActDefault:
 	case plan.ActTrace, plan.ActStack, plan.ActTracemem:
+		if a.Kind == plan.ActTrace {
+			for i := range vals {
+				vals[i].Datum = vals[i].Kind == value.Bytes // trace() of a struct
+			}
+		}
 		f.Items = append(f.Items, value.Item{Kind: value.ItemTrace, Args: vals})
 	case plan.ActPrintf:
 		f.Items = append(f.Items, value.Item{Kind: value.ItemPrintf, Format: a.Format, Args: vals, Names: c})
