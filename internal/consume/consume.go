@@ -39,6 +39,10 @@ type Options struct {
 	SystemOut io.Writer
 	// Symbols name addresses; zero fields take the shared tables.
 	Symbols Symbols
+	// SpecSize bounds the bytes of records each speculation keeps (the
+	// specsize option); a record past it is dropped and counted
+	// ("speculative drops"). 0: no bound.
+	SpecSize int
 }
 
 // Consumer turns records into output.
@@ -56,6 +60,10 @@ type Consumer struct {
 	ExitCode int
 	normal   map[int]int64
 	spec     map[int64][]*value.Firing
+	// specBytes are the bytes each speculation keeps; specDrops the
+	// records dropped past SpecSize, and lastSpecDrops those reported.
+	specBytes                map[int64]int
+	specDrops, lastSpecDrops uint64
 	// lastStat are the stats map's counters, per CPU, last reported
 	lastStat [plan.NumStats][]uint64
 	// dblErrors counts errors in ERROR clauses (DTrace's dblerrors)
@@ -86,7 +94,7 @@ func New(s *runtime.Session, opts Options) (*Consumer, error) {
 		opts.Symbols.Users = shared.Users
 	}
 	c := &Consumer{p: s.Plan, s: s, opts: opts, rd: rd, syms: opts.Symbols, printf: map[string]*format.Printf{},
-		normal: map[int]int64{}, spec: map[int64][]*value.Firing{},
+		normal: map[int]int64{}, spec: map[int64][]*value.Firing{}, specBytes: map[int64]int{},
 		printed: map[int]bool{}, watched: map[int]bool{}}
 	c.AddProbes(s.Plan.Probes)
 	return c, nil
@@ -215,7 +223,16 @@ func (c *Consumer) record(r *plan.Record, b []byte) {
 		}
 	}
 	if spec != 0 {
-		// speculative: kept until commit() or discard() of its ID
+		// speculative: kept until commit() or discard() of its ID, as
+		// much as specsize allows
+		if c.opts.SpecSize > 0 && c.specBytes[spec]+len(b) > c.opts.SpecSize {
+			c.specDrops++
+			return
+		}
+		if c.specBytes == nil {
+			c.specBytes = map[int64]int{}
+		}
+		c.specBytes[spec] += len(b)
 		c.spec[spec] = append(c.spec[spec], f)
 		return
 	}
@@ -289,9 +306,11 @@ func (c *Consumer) action(f *value.Firing, a *plan.Action, b []byte, speculative
 			}
 		}
 		delete(c.spec, id)
+		delete(c.specBytes, id)
 		c.freeSpec(id)
 	case plan.ActDiscard:
 		delete(c.spec, vals[0].Int)
+		delete(c.specBytes, vals[0].Int)
 		c.freeSpec(vals[0].Int)
 	case plan.ActSetopt:
 		if len(a.Str) > 0 {
@@ -628,6 +647,10 @@ func (c *Consumer) Stats() {
 				}
 			}
 		}
+	}
+	if n := c.specDrops - c.lastSpecDrops; n > 0 {
+		c.lastSpecDrops = c.specDrops
+		c.opts.Sink.Loss(value.Loss{Kind: value.SpecDrops, CPU: -1, N: n})
 	}
 	if n := c.dblErrors - c.lastDblErrors; n > 0 {
 		c.lastDblErrors = c.dblErrors

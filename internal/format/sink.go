@@ -136,6 +136,8 @@ func LossMessage(l value.Loss) string {
 		return fmt.Sprintf("%d dynamic variable drop%s", l.N, plural(l.N))
 	case value.SpecUnavail:
 		return fmt.Sprintf("%d failed speculation%s (no speculative buffer available)", l.N, plural(l.N))
+	case value.SpecDrops:
+		return fmt.Sprintf("%d speculative drop%s", l.N, plural(l.N))
 	case value.SpecBusy:
 		return fmt.Sprintf("%d failed speculation%s (available buffer(s) still busy)", l.N, plural(l.N))
 	}

@@ -16,6 +16,7 @@ type Options struct {
 	// defaultargs (an unset $N is 0).
 	Destructive, DefaultArgs bool
 	NSpec                    int // speculative buffers (default 1, as DTrace)
+	SpecSize                 int // bytes of records a speculation keeps (0: no bound)
 	BufSize                  int
 	AggEntries               int
 	DynEntries               int
@@ -253,7 +254,11 @@ func (o *Options) setFlag(name, val string) error {
 		o.AggSortRev = true
 	case "errtags":
 		o.ErrTags = true
-	case "specsize", "jstackstrsize":
+	case "specsize":
+		var n int64
+		n, err = parseSize(val, maxTableSize)
+		o.SpecSize = int(n)
+	case "jstackstrsize":
 		_, err = parseSize(val, maxTableSize)
 	case "cleanrate", "dynvarrate":
 		_, err = parseRate(val)

@@ -54,7 +54,7 @@ func (p *Program) Start(o *StartOptions) (*Session, error) {
 	}
 	s.rt = rt
 	s.reportUnplaced(rt.TakeUnplaced())
-	s.c, err = consume.New(rt, consume.Options{Sink: o.Sink, SystemOut: o.SystemOut})
+	s.c, err = consume.New(rt, consume.Options{Sink: o.Sink, SystemOut: o.SystemOut, SpecSize: p.Options.SpecSize})
 	if err != nil {
 		rt.Close()
 		return nil, err

@@ -76,6 +76,7 @@ const (
 	ErrorErrors                 // errors in ERROR clauses ("errors in ERROR probe enabling")
 	SpecUnavail                 // speculation() with every buffer active ("failed speculations (no speculative buffer available)")
 	SpecBusy                    // speculation() with buffers not yet emptied ("failed speculations (available buffer(s) still busy)")
+	SpecDrops                   // speculative records past specsize ("speculative drops")
 )
 
 // Loss is what was lost since the last report: N of Kind, on CPU (-1 when
