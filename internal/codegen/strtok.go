@@ -22,7 +22,7 @@ import (
 // the delimiter set (a bit per byte value).
 type strtokState struct {
 	off, size                              int // the region; size: the string's buffer
-	pos, next, phase, tokLen, tokmap, dest int
+	pos, next, phase, tokLen, tokmap int
 }
 
 // strtokLayout reserves strtok's region at off when the program calls
