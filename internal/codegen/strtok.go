@@ -21,7 +21,7 @@ import (
 // the phase (0 skipping delimiters, 1 copying), the token's length, and
 // the delimiter set (a bit per byte value).
 type strtokState struct {
-	off, size                              int // the region; size: the string's buffer
+	off, size                        int // the region; size: the string's buffer
 	pos, next, phase, tokLen, tokmap int
 }
 
