@@ -16,6 +16,7 @@ import (
 
 	"github.com/sonde-trace/sonde/internal/d/ast"
 	"github.com/sonde-trace/sonde/internal/d/check"
+	"github.com/sonde-trace/sonde/internal/d/token"
 	"github.com/sonde-trace/sonde/internal/plan"
 )
 
@@ -139,6 +140,16 @@ func (g *gen) svarStore(lv ast.Expr) {
 	fail, end := g.label("sv_fail"), g.label("sv_end")
 	g.svarAddr(lv, fail)
 	g.emit(asm.Mov.Reg(asm.R1, asm.R0), asm.LoadMem(asm.R0, asm.R10, s, asm.DWord))
+	g.storeAt(lv, s)
+	g.emit(asm.Ja.Label(end), asm.LoadMem(asm.R0, asm.R10, s, asm.DWord).WithSymbol(fail))
+	g.stack -= 8
+	g.emit(asm.Mov.Reg(asm.R0, asm.R0).WithSymbol(end))
+}
+
+// storeAt stores the value in R0 (also in stack slot s) to lv, whose
+// address is in R1, a pointer the verifier knows; a bit-field is read,
+// changed and written, and R0 is left with the value the field holds.
+func (g *gen) storeAt(lv ast.Expr, s int16) {
 	var f *check.Field
 	if sel, ok := ast.Unparen(lv).(*ast.SelectorExpr); ok {
 		f = g.info.Fields[sel]
@@ -174,9 +185,58 @@ func (g *gen) svarStore(lv ast.Expr) {
 		}
 		g.emit(asm.StoreMem(asm.R1, 0, asm.R0, memSize(size)))
 	}
-	g.emit(asm.Ja.Label(end), asm.LoadMem(asm.R0, asm.R10, s, asm.DWord).WithSymbol(fail))
+}
+
+// isScratchLhs reports whether lv is memory through a kernel pointer (*p,
+// p->m, p[i]), which scratchStore writes.
+func (g *gen) isScratchLhs(lv ast.Expr) bool {
+	switch x := ast.Unparen(lv).(type) {
+	case *ast.UnaryExpr:
+		return x.Op == token.MUL
+	case *ast.SelectorExpr:
+		return g.info.Fields[x] != nil
+	case *ast.IndexExpr:
+		return g.typeOf(x.X).Kind == check.Pointer || g.arrayTypeOf(x.X) != nil
+	}
+	return false
+}
+
+// scratchStore writes R0 to lv, memory a kernel pointer points to, when
+// it lies in the clause's scratch memory (alloca(), copyin()): there the
+// store goes through a pointer the verifier knows; anywhere else the
+// clause faults with an invalid address, as DTrace's dtrace_canstore
+// refuses the store.
+func (g *gen) scratchStore(lv ast.Expr) {
+	s := g.push()
+	size := g.svarSize(lv)
+	if sel, ok := ast.Unparen(lv).(*ast.SelectorExpr); ok {
+		if f := g.info.Fields[sel]; f != nil && f.Bits > 0 {
+			size = f.Type.Size
+		}
+	}
+	size = max(size, 1)
+	g.lvalAddrOf(lv, false)
+	tmp := int16(g.temp(8))
+	bad, ok := g.label("ss_bad"), g.label("ss_ok")
+	g.emit(
+		// addresses as plain numbers, through scratch memory
+		asm.StoreMem(rS, tmp, asm.R0, asm.DWord),
+		asm.LoadMem(regTmp, rS, tmp, asm.DWord),
+		asm.StoreMem(rS, tmp, rS, asm.DWord),
+		asm.LoadMem(asm.R1, rS, tmp, asm.DWord),
+		asm.Mov.Reg(asm.R2, regTmp),
+		asm.Sub.Reg(asm.R2, asm.R1),
+		asm.JSLT.Imm(asm.R2, int32(g.tempBase), bad),
+		asm.JSGT.Imm(asm.R2, int32(g.recBase-size), bad),
+		asm.Mov.Reg(asm.R1, rS),
+		asm.Add.Reg(asm.R1, asm.R2),
+		asm.LoadMem(asm.R0, asm.R10, s, asm.DWord),
+	)
+	g.storeAt(lv, s)
+	g.emit(asm.Ja.Label(ok), asm.Mov.Reg(asm.R0, asm.R0).WithSymbol(bad))
+	g.fault(plan.FaultBadAddr, regTmp, lv.Pos())
+	g.emit(asm.Mov.Reg(asm.R0, asm.R0).WithSymbol(ok))
 	g.stack -= 8
-	g.emit(asm.Mov.Reg(asm.R0, asm.R0).WithSymbol(end))
 }
 
 // svarStorageType is the type of lv's storage when lv is a member (a

@@ -123,12 +123,26 @@ func (g *gen) store(lv ast.Expr) {
 			g.svarStore(x) // svar.go
 			return
 		}
+		if v := g.info.Uses[ast.Unparen(x.X)]; (v == nil || !v.Assoc) && g.isScratchLhs(x) {
+			g.scratchStore(x) // svar.go: p[i]
+			return
+		}
 		g.assocStore(x, func(val int) {
 			g.emit(asm.StoreMem(rS, int16(val), asm.R0, asm.DWord))
 		}, true)
 	case *ast.SelectorExpr:
 		if g.isMemberLhs(x) {
 			g.svarStore(x) // svar.go
+			return
+		}
+		if g.isScratchLhs(x) {
+			g.scratchStore(x) // svar.go: p->m
+			return
+		}
+		g.errorf(lv.Pos(), "expression is not assignable")
+	case *ast.UnaryExpr:
+		if g.isScratchLhs(x) {
+			g.scratchStore(x) // svar.go: *p
 			return
 		}
 		g.errorf(lv.Pos(), "expression is not assignable")

@@ -665,8 +665,13 @@ func (c *checker) lvalue(e ast.Expr, op token.Kind) {
 		}
 	case *ast.SelectorExpr:
 		// checked by memberLvalue once its operand is typed
+	case *ast.UnaryExpr:
+		if x.Op != token.MUL {
+			c.errorf(e.Pos(), "D_OP_LVAL", "operator requires modifiable lvalue as an operand")
+		}
+		// *p: checked by memberLvalue once typed (svar.go)
 	case *ast.IndexExpr:
-		if isMemberLval(x) {
+		if isMemberLval(x) || c.isPtrIndex(x) {
 			break // checked by memberLvalue (svar.go)
 		}
 		if !c.assocOrArrayElem(x) {

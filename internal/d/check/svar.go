@@ -80,7 +80,7 @@ func isMemberLval(e ast.Expr) bool {
 // when the left side is not written as a member, which assign handles.
 func (c *checker) memberAssign(x *ast.AssignExpr) (*Type, bool) {
 	lhs := ast.Unparen(x.X)
-	if !isMemberLval(lhs) {
+	if !isMemberLval(lhs) && !isDeref(lhs) && !c.isPtrIndex(lhs) {
 		return nil, false
 	}
 	if ix, ok := lhs.(*ast.IndexExpr); ok {
@@ -99,6 +99,16 @@ func (c *checker) memberAssign(x *ast.AssignExpr) (*Type, bool) {
 		return nil, true
 	}
 	if !c.svarRooted(lhs) {
+		if c.scratchLval(lhs) && lt.IsInt() {
+			// memory a kernel pointer points to: scratch memory
+			// (alloca(), copyin()) is written, anything else faults
+			// when the code runs, as DTrace's dtrace_canstore refuses it
+			if !rt.IsInt() {
+				c.incompat(x, lt, rt)
+				return nil, true
+			}
+			return lt, true
+		}
 		c.errorf(x.OpPos, "D_OP_LVAL", "operator %s requires modifiable lvalue as an operand", x.Op)
 		return nil, true
 	}
@@ -190,11 +200,74 @@ func asIdent(e ast.Expr) *ast.Ident {
 	return id
 }
 
+// isDeref reports whether e is *p.
+func isDeref(e ast.Expr) bool {
+	u, ok := ast.Unparen(e).(*ast.UnaryExpr)
+	return ok && u.Op == token.MUL
+}
+
+// isPtrIndex reports whether e is p[i] for a pointer variable p (not an
+// associative array, nor an array variable).
+func (c *checker) isPtrIndex(e ast.Expr) bool {
+	ix, ok := ast.Unparen(e).(*ast.IndexExpr)
+	if !ok {
+		return false
+	}
+	var v *Var
+	switch b := ast.Unparen(ix.X).(type) {
+	case *ast.ThisVar:
+		v = c.lookupVar(This, b.Name, b.NamePos, false)
+	case *ast.SelfVar:
+		v = c.lookupVar(Self, b.Name, b.NamePos, false)
+	case *ast.Ident:
+		if LookupBuiltinVar(b.Name) != nil || c.inlines[b.Name] != nil {
+			return false
+		}
+		v = c.lookupVar(Global, b.Name, b.NamePos, false)
+	default:
+		return false
+	}
+	return v != nil && !v.Assoc && v.Type != nil && v.Type.Kind == Pointer
+}
+
+// scratchLval reports whether e (checked) is memory a kernel pointer
+// points to: *p, p->m, p[i], or a member of one.
+func (c *checker) scratchLval(e ast.Expr) bool {
+	kptr := func(x ast.Expr) bool {
+		t := c.info.Types[x]
+		return t != nil && t.Kind == Pointer && !t.User
+	}
+	switch x := ast.Unparen(e).(type) {
+	case *ast.UnaryExpr:
+		return x.Op == token.MUL && kptr(x.X)
+	case *ast.SelectorExpr:
+		if c.info.Fields[x] == nil {
+			return false
+		}
+		if x.Arrow {
+			return kptr(x.X)
+		}
+		return c.scratchLval(x.X)
+	case *ast.IndexExpr:
+		if kptr(x.X) {
+			return true
+		}
+		if s, ok := ast.Unparen(x.X).(*ast.SelectorExpr); ok && c.info.Fields[s] != nil && c.info.Fields[s].Type.Kind == Array {
+			return c.scratchLval(s)
+		}
+	}
+	return false
+}
+
 // memberLvalue checks, after e was checked, that e (a member or an
 // element of an array member, the operand of ++ or --) is in a
 // struct-typed variable, the only memory D assigns.
 func (c *checker) memberLvalue(e ast.Expr, op token.Kind) {
-	if isMemberLval(e) && !c.svarRooted(e) && c.arrayElem(e) == nil {
+	if (isDeref(e) || c.isPtrIndex(e)) && !c.scratchLval(e) {
+		c.errorf(e.Pos(), "D_OP_LVAL", "operator %s requires modifiable lvalue as an operand", op)
+		return
+	}
+	if isMemberLval(e) && !c.svarRooted(e) && c.arrayElem(e) == nil && !c.scratchLval(e) {
 		c.errorf(e.Pos(), "D_OP_LVAL", "operator %s requires modifiable lvalue as an operand", op)
 	}
 }
