@@ -39,6 +39,12 @@ type Options struct {
 	SystemOut io.Writer
 	// Symbols name addresses; zero fields take the shared tables.
 	Symbols Symbols
+	// BufPolicy is the bufpolicy option: "fill" stops tracing once
+	// BufSize bytes of records have been read (END's still print),
+	// "ring" keeps only the last BufSize bytes of records and prints them
+	// when tracing ends; "" or "switch" prints records as they come.
+	BufPolicy string
+	BufSize   int
 	// SpecSize bounds the bytes of records each speculation keeps (the
 	// specsize option); a record past it is dropped and counted
 	// ("speculative drops"). 0: no bound.
@@ -64,6 +70,12 @@ type Consumer struct {
 	// records dropped past SpecSize, and lastSpecDrops those reported.
 	specBytes                map[int64]int
 	specDrops, lastSpecDrops uint64
+	// filled counts the bytes read under bufpolicy=fill; full is set once
+	// they reach BufSize. ring holds the firings kept under
+	// bufpolicy=ring, ringBytes their bytes.
+	filled, ringBytes int
+	full              bool
+	ring              []ringFiring
 	// lastStat are the stats map's counters, per CPU, last reported
 	lastStat [plan.NumStats][]uint64
 	// dblErrors counts errors in ERROR clauses (DTrace's dblerrors)
@@ -205,8 +217,56 @@ func (c *Consumer) probeOf(id uint32) value.Probe {
 }
 
 // record decodes one record into a firing for the sink and acts on it.
+// ringFiring is a firing kept under bufpolicy=ring, with its bytes.
+type ringFiring struct {
+	f    *value.Firing
+	size int
+}
+
+// emit hands f (of size bytes of records) to the sink, or keeps it under
+// bufpolicy=ring, the oldest going once more than BufSize are kept.
+func (c *Consumer) emit(f *value.Firing, size int) {
+	if c.opts.BufPolicy != "ring" || c.opts.BufSize <= 0 {
+		c.opts.Sink.Firing(f)
+		return
+	}
+	c.ring = append(c.ring, ringFiring{f, size})
+	c.ringBytes += size
+	for len(c.ring) > 1 && c.ringBytes > c.opts.BufSize {
+		c.ringBytes -= c.ring[0].size
+		c.ring = c.ring[1:]
+	}
+}
+
+// fill applies bufpolicy=fill to a record of size bytes from probe p: it
+// reports whether the record is kept. Once BufSize bytes have been read,
+// tracing stops (as when the principal buffer fills in DTrace) and only
+// END's records are kept.
+func (c *Consumer) fill(p value.Probe, size int) bool {
+	if c.opts.BufPolicy != "fill" || c.opts.BufSize <= 0 {
+		return true
+	}
+	if p.Provider == "dtrace" && p.Name == "END" {
+		return true
+	}
+	if c.full {
+		return false
+	}
+	c.filled += size
+	if c.filled > c.opts.BufSize {
+		c.full = true
+		_ = c.s.Stop()
+		c.Exited = true
+		return false
+	}
+	return true
+}
+
 func (c *Consumer) record(r *plan.Record, b []byte) {
 	f := &value.Firing{Probe: c.probeOf(u32(b, plan.HdrProbe)), EPID: u32(b, plan.HdrEPID), CPU: int(u32(b, plan.HdrCPU))}
+	if !c.fill(f.Probe, 8+len(b)) {
+		return
+	}
 	mask := u64(b, plan.HdrMask)
 	spec := int64(0)
 	for _, a := range r.Actions {
@@ -236,7 +296,7 @@ func (c *Consumer) record(r *plan.Record, b []byte) {
 		c.spec[spec] = append(c.spec[spec], f)
 		return
 	}
-	c.opts.Sink.Firing(f)
+	c.emit(f, 8+len(b))
 }
 
 // interrupt hands the sink the part of f made so far and makes f the part
@@ -244,7 +304,7 @@ func (c *Consumer) record(r *plan.Record, b []byte) {
 func (c *Consumer) interrupt(f *value.Firing) {
 	part := *f
 	part.More = true
-	c.opts.Sink.Firing(&part)
+	c.emit(&part, 0)
 	*f = value.Firing{Probe: f.Probe, EPID: f.EPID, CPU: f.CPU, Cont: true}
 }
 
@@ -302,7 +362,7 @@ func (c *Consumer) action(f *value.Firing, a *plan.Action, b []byte, speculative
 		if len(c.spec[id]) > 0 {
 			c.interrupt(f)
 			for _, t := range c.spec[id] {
-				c.opts.Sink.Firing(t)
+				c.emit(t, 0)
 			}
 		}
 		delete(c.spec, id)
@@ -923,6 +983,10 @@ func (c *Consumer) printa(a *plan.Action) []*value.Aggregation {
 // Final hands the sink every aggregation with data that printa() has not
 // printed, as DTrace prints them when tracing stops.
 func (c *Consumer) Final() {
+	for _, r := range c.ring { // bufpolicy=ring: what the ring kept
+		c.opts.Sink.Firing(r.f)
+	}
+	c.ring, c.ringBytes = nil, 0
 	var aggs []*value.Aggregation
 	for i := range c.p.Aggs {
 		if !c.printed[i] {

@@ -15,8 +15,9 @@ type Options struct {
 	// Destructive and DefaultArgs are -x destructive (as -w) and -x
 	// defaultargs (an unset $N is 0).
 	Destructive, DefaultArgs bool
-	NSpec                    int // speculative buffers (default 1, as DTrace)
-	SpecSize                 int // bytes of records a speculation keeps (0: no bound)
+	NSpec                    int    // speculative buffers (default 1, as DTrace)
+	SpecSize                 int    // bytes of records a speculation keeps (0: no bound)
+	BufPolicy                string // bufpolicy: switch (""), fill or ring
 	BufSize                  int
 	AggEntries               int
 	DynEntries               int
@@ -270,12 +271,19 @@ func (o *Options) setFlag(name, val string) error {
 		_, err = parseCount(val, 1, maxFrames)
 	case "cpu":
 		_, err = parseCount(val, -1, maxCount)
+	case "bufpolicy":
+		switch val {
+		case "switch", "fill", "ring":
+			o.BufPolicy = val
+		default:
+			err = fmt.Errorf("bufpolicy must be switch, fill or ring")
+		}
 	case "defaultargs":
 		o.DefaultArgs = true
 	case "destructive":
 		o.Destructive = true
 	case "grabanon", "libdir", "nolibs", "rawbytes",
-		"zdefs", "bufpolicy", "bufresize", "aggpercpu", "encoding":
+		"zdefs", "bufresize", "aggpercpu", "encoding":
 		// accepted
 	default:
 		return fmt.Errorf("unknown option")
