@@ -90,11 +90,14 @@ func (g *gen) aggIDs(args []ast.Expr) []int {
 
 func (g *gen) actionCall(x *ast.CallExpr, b *check.Builtin) {
 	switch b.Name {
-	case "printf", "system":
+	case "printf", "system", "freopen":
 		k := g.info.Consts[ast.Unparen(x.Args[0])]
 		kind := plan.ActPrintf
-		if b.Name == "system" {
+		switch b.Name {
+		case "system":
 			kind = plan.ActSystem
+		case "freopen":
+			kind = plan.ActFreopen
 		}
 		g.record(kind, x, x.Args[1:], k.Str, nil)
 	case "printa":

@@ -355,6 +355,15 @@ func (c *Consumer) action(f *value.Firing, a *plan.Action, b []byte, speculative
 		pf.FormatNamed(&cmd, vals, c)
 		c.interrupt(f)
 		runSystem(c.opts.SystemOut, cmd.String())
+	case plan.ActFreopen:
+		pf := c.parsed(a.Format)
+		if pf == nil || speculative {
+			return
+		}
+		var path bytes.Buffer
+		pf.FormatNamed(&path, vals, c)
+		c.interrupt(f) // what came before goes to the old file
+		c.opts.Sink.SetOption("freopen", path.String())
 	case plan.ActRaise, plan.ActStop:
 		// Done in the kernel by the probe's program (bpf_send_signal).
 	case plan.ActCommit:

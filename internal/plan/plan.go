@@ -167,6 +167,7 @@ const (
 	ActSpeculate                     // speculate(Fields[0]): the rest of the record is speculative
 	ActCommit                        // commit(Fields[0])
 	ActDiscard                       // discard(Fields[0])
+	ActFreopen                       // freopen(Format, Fields...): the output goes to that file ("": back to standard output)
 )
 
 // FieldKind says how to decode a field.

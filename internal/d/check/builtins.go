@@ -152,6 +152,7 @@ func init() {
 	add("raise", Action, 1, 1).Destructive = true
 	add("stop", Action, 0, 0).Destructive = true
 	add("chill", Action, 1, 1).Destructive = true
+	add("freopen", Action, 1, -1).Destructive = true
 	add("copyout", Subr, 3, 3).Destructive = true
 	add("copyoutstr", Subr, 3, 3).Destructive = true
 	add("ftruncate", Action, 0, 0)

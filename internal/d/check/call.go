@@ -152,6 +152,13 @@ func (c *checker) aggArg(x *ast.CallExpr, i int, tag string) *Var {
 
 func (c *checker) action(x *ast.CallExpr, b *Builtin) {
 	switch b.Name {
+	case "freopen":
+		// freopen("") goes back to standard output
+		c.expr(x.Args[0])
+		if k, ok := c.info.Consts[ast.Unparen(x.Args[0])]; ok && k.IsStr && k.Str == "" && len(x.Args) == 1 {
+			break
+		}
+		c.printf(x, 0)
 	case "printf", "system":
 		c.printf(x, 0)
 	case "printa":
