@@ -27,6 +27,7 @@ type config struct {
 	compile   bool            // -e
 	showBPF   bool            // -S
 	cpp       bool            // -C
+	cppArgs   []string        // -D, -U, -I, -H: for cpp
 	json      bool            // --json
 	folded    bool            // --folded
 	promAddr  string          // --prometheus
@@ -53,13 +54,19 @@ func flagOf(k tracer.SourceKind) byte {
 	return '?'
 }
 
-const usage = `Usage: sonde [-CeFGhlqSvVwZ] [--json] [--folded] [--prometheus addr] [-c cmd] [-p pid] [-o output]
+const usage = `Usage: sonde [-CeFGhHlqSvVwZ] [--json] [--folded] [--prometheus addr] [-b bufsz] [-c cmd] [-p pid] [-o output]
+	[-D name[=def]] [-I path] [-U name]
 	[-n probe-program] [-s script] [-P provider] [-m module] [-f function]
 	[-i probe-id] [-x opt[=val]] [-L dir] [args ...]
        sonde analytics COMMAND ...  (sonded's datasets: sonde analytics help)
 
 	-c  run a command and trace it; exit when it exits ($target is its pid)
+	-b  set the trace buffer size (as -x bufsize)
 	-C  run the C preprocessor (cpp) over scripts
+	-D  define a name for cpp (-C)
+	-H  print the names of the files cpp includes (-C)
+	-I  add a directory cpp looks for #include files in (-C)
+	-U  undefine a name for cpp (-C)
 	-e  exit after compiling the program
 	-f  enable or list probes matching [[provider:]module:]function
 	-F  indent the output by function entry and return (flowindent)
@@ -94,7 +101,7 @@ const usage = `Usage: sonde [-CeFGhlqSvVwZ] [--json] [--folded] [--prometheus ad
 // clustered, "-qn" "prog", "-x quiet", "-xquiet").
 func parseArgs(args []string) (*config, error) {
 	c := &config{}
-	withArg := "nsPmfcpoxLi"
+	withArg := "nsPmfcpoxLiDUIb"
 	i := 0
 	for i < len(args) {
 		a := args[i]
@@ -180,7 +187,9 @@ func parseArgs(args []string) (*config, error) {
 				c.lazy = true
 			case 'F':
 				c.xopts = append(c.xopts, "flowindent")
-			case 'a', 'A', 'H', 'I', 'U', 'D', 'b', 'B', 'X':
+			case 'H':
+				c.cppArgs = append(c.cppArgs, "-H")
+			case 'a', 'A', 'B', 'X':
 				return nil, &usageError{fmt.Sprintf("option -%c is not supported", f)}
 			default:
 				return nil, &usageError{fmt.Sprintf("invalid option -- '%c'", f)}
@@ -211,6 +220,14 @@ func (c *config) setArg(f byte, v string) error {
 		c.xopts = append(c.xopts, v)
 	case 'L':
 		c.libdirs = append(c.libdirs, v)
+	case 'D', 'U', 'I':
+		// for cpp (-C), as dtrace(1) passes them
+		if strings.TrimSpace(v) == "" {
+			return &usageError{fmt.Sprintf("option -%c requires an argument", f)}
+		}
+		c.cppArgs = append(c.cppArgs, "-"+string(f)+v)
+	case 'b':
+		c.xopts = append(c.xopts, "bufsize="+v) // dtrace(1): -b is -x bufsize
 	}
 	return nil
 }

@@ -67,7 +67,7 @@ func (d *driver) parseDefinitions() ([]*ast.Program, bool) {
 	var progs []*ast.Program
 	var errs diag.List
 	for _, s := range d.cfg.sources {
-		name, text, orig, err := s.Load(d.cfg.cpp)
+		name, text, orig, err := s.LoadCpp(d.cfg.cpp, d.cfg.cppArgs)
 		if err != nil {
 			warnf(d.stderr, "%v", err)
 			return nil, false

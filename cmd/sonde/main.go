@@ -106,7 +106,7 @@ func (d *driver) run() int {
 		d.out = f
 	}
 	tc := &tracer.Config{Sources: d.cfg.sources, MacroArgs: d.cfg.macroArgs, Options: d.cfg.xopts,
-		LibDirs: d.cfg.libdirs, Cpp: d.cfg.cpp, Quiet: d.cfg.quiet, Destructive: d.cfg.destruct,
+		LibDirs: d.cfg.libdirs, Cpp: d.cfg.cpp, CppArgs: d.cfg.cppArgs, Quiet: d.cfg.quiet, Destructive: d.cfg.destruct,
 		ZeroMatches: d.cfg.zero, Listing: d.cfg.list, Prog: "sonde"}
 	var err error
 	switch {

@@ -1,6 +1,8 @@
 package codegen
 
 import (
+	"bytes"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"math/rand"
@@ -573,5 +575,18 @@ func TestGenerateRefused(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tt.err) {
 			t.Errorf("%q: error %v, want %q", tt.src, err, tt.err)
 		}
+	}
+}
+
+// TestAtomicEncoding is the regression test of atomicMem: a fetching
+// atomic add must reach the kernel with BPF_FETCH in its immediate (it
+// did not, and speculation() returned the same ID every time).
+func TestAtomicEncoding(t *testing.T) {
+	var b bytes.Buffer
+	if _, err := atomicMem(asm.FetchAdd, asm.R1, asm.R0, asm.DWord, 0).Marshal(&b, binary.LittleEndian); err != nil {
+		t.Fatal(err)
+	}
+	if imm := binary.LittleEndian.Uint32(b.Bytes()[4:8]); imm != 0x01 {
+		t.Errorf("FetchAdd immediate = %#x, want 0x1 (BPF_ADD | BPF_FETCH)", imm)
 	}
 }

@@ -61,6 +61,9 @@ func (g *gen) expr(e ast.Expr) {
 		g.errorf(e.Pos(), "string value used where an integer is required")
 		return
 	}
+	if g.structVarValue(e) {
+		return // svar.go
+	}
 	switch x := e.(type) {
 	case *ast.ParenExpr:
 		g.expr(x.X)
@@ -176,6 +179,10 @@ func (g *gen) builtin(bv *check.BuiltinVar, pos token.Pos) {
 		g.ppid()
 	case id == check.BUstackdepth:
 		g.ustackdepth(pos)
+	case id == check.BUcaller:
+		g.ucaller(pos) // regs.go
+	case id == check.BCurcpu:
+		g.curcpu() // cpuinfo.go
 	case id == check.BVtimestamp:
 		// the thread's on-CPU time as the scheduler accounts it
 		g.emit(asm.FnGetCurrentTask.Call())
@@ -195,6 +202,10 @@ func (g *gen) indexExpr(x *ast.IndexExpr) {
 		g.needs.Args[n.Int] = true
 		g.emit(asm.LoadMem(asm.R0, rS, int16(provider.CtxArg0+8*int(n.Int)), asm.DWord))
 		g.normalize(asm.R0, g.typeOf(x))
+		return
+	}
+	if id, ok := ast.Unparen(x.X).(*ast.Ident); ok && g.info.Builtins[id] != nil && g.info.Builtins[id].ID == check.BUregs {
+		g.uregs(x) // regs.go
 		return
 	}
 	if g.arrayElem(x) {
@@ -514,7 +525,7 @@ const maxUstackDepth = 127
 // frames ustack() prints: the kernel's frame-pointer walk into scratch,
 // its length in bytes over 8 (0 when it fails, as in a kernel thread).
 func (g *gen) ustackdepth(pos token.Pos) {
-	if g.cl != nil && g.cl.Subject > 0 {
+	if g.cl != nil && g.cl.Subject != 0 {
 		// sched:::on-cpu: the subject is not the running thread, whose
 		// stack is all bpf_get_stack can walk here
 		g.errorf(pos, "ustackdepth of a thread other than the current one is not supported")

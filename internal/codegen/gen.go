@@ -36,6 +36,7 @@ type Options struct {
 	DynEntries  int // max entries of associative arrays
 	RingSize    int // bytes, power of two
 	Destructive bool
+	NSpec       int // the nspec option: speculative buffers (spec.go)
 	// FullScratch sizes the scratch map for the largest program there can
 	// be, not for this one: a plan generated again later (a traced process
 	// loaded a library, and clauses that had no probes now have some) can
@@ -73,6 +74,11 @@ type gen struct {
 	info *check.Info
 	opts Options
 	p    *plan.Plan
+
+	usesCurcpu bool         // the cpuinfo map is needed (cpuinfo.go)
+	nspec      int          // speculative buffers (spec.go)
+	specOff    int          // their slots in the globals map
+	strtok     *strtokState // strtok's region of scratch (strtok.go)
 
 	globals  map[*check.Var]varLoc
 	globSize int
@@ -194,6 +200,7 @@ func (g *gen) layoutVars() {
 		g.globals[v] = varLoc{g.globSize, sz}
 		g.globSize += roundUp(sz, 8)
 	}
+	g.specLayout() // spec.go
 	if g.globSize > maxGlobals {
 		g.errorf(g.info.Globals[0].Pos, "global variables take %d bytes, more than the %d a BPF map value may hold", g.globSize, maxGlobals)
 	}
@@ -221,6 +228,7 @@ func (g *gen) layoutVars() {
 		g.thiss[v] = varLoc{off, sz}
 		off += roundUp(sz, 8)
 	}
+	off = g.strtokLayout(off)
 	g.thisEnd = off
 	for _, v := range g.info.Aggs {
 		g.aggs[v] = g.newAgg(v)
@@ -233,6 +241,8 @@ func varSize(t *check.Type) int {
 		return t.Size
 	case check.Stack:
 		return stackFieldSize(t)
+	case check.Struct:
+		return max(t.Size, 8) // svar.go
 	}
 	return 8
 }
@@ -261,7 +271,7 @@ func stackFieldSize(t *check.Type) int {
 
 // build generates every program once.
 func (g *gen) build() error {
-	g.p = &plan.Plan{Options: map[string]string{}}
+	g.p = &plan.Plan{Options: map[string]string{}, SpecSlots: g.specOff, NSpec: g.nspec}
 	g.subprogs = map[string]bool{}
 	for _, v := range g.info.Aggs {
 		g.p.Aggs = append(g.p.Aggs, g.aggs[v])
@@ -412,6 +422,9 @@ func (g *gen) mapSpecs() []*ebpf.MapSpec {
 		// mmapable: the consumer stops tracing by writing the activity word alone
 		{Name: plan.MapGlobals, Type: ebpf.Array, KeySize: 4, ValueSize: uint32(g.globSize), MaxEntries: 1, Flags: 0x400 /* BPF_F_MMAPABLE */},
 		{Name: plan.MapStats, Type: ebpf.PerCPUArray, KeySize: 4, ValueSize: 8, MaxEntries: plan.NumStats},
+	}
+	if g.usesCurcpu {
+		specs = append(specs, cpuinfoMap()) // cpuinfo.go
 	}
 	if g.selfSize > 0 {
 		// Local storage maps need BTF for their key and value.

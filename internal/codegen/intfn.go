@@ -20,7 +20,26 @@ func (g *gen) intFunc(name string, x *ast.CallExpr) bool {
 	case "alloca":
 		g.alloca(x)
 	case "copyinto":
-		g.copyinto(x)
+		if g.onlyCurrent(x.Pos(), "copyinto( )") {
+			g.copyToScratch(x, 0, 1, 2, asm.FnProbeReadUser) // copyout.go
+		}
+	case "bcopy":
+		g.copyToScratch(x, 0, 2, 1, asm.FnProbeReadKernel)
+	case "copyout":
+		if g.onlyCurrent(x.Pos(), "copyout( )") {
+			g.copyout(x)
+		}
+	case "copyoutstr":
+		if g.onlyCurrent(x.Pos(), "copyoutstr( )") {
+			g.copyoutstr(x)
+		}
+	case "getmajor":
+		// the kernel's dev_t: 12 bits of major above 20 of minor (MINORBITS)
+		g.expr(x.Args[0])
+		g.emit(asm.LSh.Imm(asm.R0, 32), asm.RSh.Imm(asm.R0, 32+20))
+	case "getminor":
+		g.expr(x.Args[0])
+		g.emit(asm.And.Imm(asm.R0, 0xfffff))
 	default:
 		return false
 	}
@@ -148,57 +167,21 @@ func (g *gen) strtoll(x *ast.CallExpr) {
 // valid until the clause ends), its address in R0.
 func (g *gen) alloca(x *ast.CallExpr) {
 	n, ok := g.constArg(x, 0)
-	if !ok || n <= 0 || n > 1024 {
-		g.errorf(x.Args[0].Pos(), "alloca( ) size must be an integer constant from 1 to 1024")
+	if !ok {
+		// a size known when the code runs: the room of the largest
+		g.expr(x.Args[0])
+		g.runtimeSize(x.Args[0].Pos())
+		g.stack -= 8
+		off := g.temp(maxRuntimeSize)
+		g.zero(off, maxRuntimeSize)
+		g.emit(asm.Mov.Reg(asm.R0, rS), asm.Add.Imm(asm.R0, int32(off)))
+		return
+	}
+	if n <= 0 || n > maxRuntimeSize {
+		g.errorf(x.Args[0].Pos(), "alloca( ) size must be from 1 to %d", maxRuntimeSize)
 		return
 	}
 	off := g.temp(int(n))
 	g.zero(off, roundUp(int(n), 8))
 	g.emit(asm.Mov.Reg(asm.R0, rS), asm.Add.Imm(asm.R0, int32(off)))
-}
-
-// copyinto(addr, size, dest) copies user memory to dest, which must be
-// scratch memory (from alloca() or copyin()) with room for size bytes, or
-// the clause faults with an invalid address, as in DTrace.
-func (g *gen) copyinto(x *ast.CallExpr) {
-	if !g.onlyCurrent(x.Pos(), "copyinto( )") {
-		return
-	}
-	n, ok := g.constArg(x, 1)
-	if !ok || n <= 0 || n > 1024 {
-		g.errorf(x.Args[1].Pos(), "copyinto( ) size must be an integer constant from 1 to 1024")
-		return
-	}
-	tmp := int16(g.temp(8))
-	g.expr(x.Args[0])
-	src := g.push()
-	g.expr(x.Args[2])
-	// Addresses as plain numbers: through scratch memory, which keeps no
-	// pointer types, so that dest - scratch is a number to bound.
-	g.emit(
-		asm.StoreMem(rS, tmp, asm.R0, asm.DWord),
-		asm.LoadMem(regTmp, rS, tmp, asm.DWord),
-		asm.StoreMem(rS, tmp, rS, asm.DWord),
-		asm.LoadMem(asm.R1, rS, tmp, asm.DWord),
-		asm.Mov.Reg(asm.R2, regTmp),
-		asm.Sub.Reg(asm.R2, asm.R1),
-	)
-	lo, hi := g.tempBase, g.recBase-int(n)
-	bad, ok2 := g.label("cit_bad"), g.label("cit_ok")
-	g.emit(
-		asm.JSLT.Imm(asm.R2, int32(lo), bad),
-		asm.JSGT.Imm(asm.R2, int32(hi), bad),
-		asm.Mov.Reg(asm.R1, rS),
-		asm.Add.Reg(asm.R1, asm.R2),
-		asm.Mov.Imm(asm.R2, int32(n)),
-		asm.LoadMem(asm.R3, asm.R10, src, asm.DWord),
-		asm.Mov.Reg(regTmp, asm.R3),
-		asm.FnProbeReadUser.Call(),
-		asm.JEq.Imm(asm.R0, 0, ok2),
-	)
-	g.fault(plan.FaultBadAddr, regTmp, x.Pos())
-	g.emit(asm.Mov.Imm(asm.R0, 0).WithSymbol(bad))
-	g.fault(plan.FaultBadAddr, regTmp, x.Pos())
-	g.emit(asm.Mov.Imm(asm.R0, 0).WithSymbol(ok2))
-	g.stack -= 8
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/sonde-trace/sonde/internal/d/ast"
 	"github.com/sonde-trace/sonde/internal/d/check"
+	"github.com/sonde-trace/sonde/internal/d/token"
 	"github.com/sonde-trace/sonde/internal/plan"
 	"github.com/sonde-trace/sonde/internal/provider"
 )
@@ -89,11 +90,14 @@ func (g *gen) aggIDs(args []ast.Expr) []int {
 
 func (g *gen) actionCall(x *ast.CallExpr, b *check.Builtin) {
 	switch b.Name {
-	case "printf", "system":
+	case "printf", "system", "freopen":
 		k := g.info.Consts[ast.Unparen(x.Args[0])]
 		kind := plan.ActPrintf
-		if b.Name == "system" {
+		switch b.Name {
+		case "system":
 			kind = plan.ActSystem
+		case "freopen":
+			kind = plan.ActFreopen
 		}
 		g.record(kind, x, x.Args[1:], k.Str, nil)
 	case "printa":
@@ -135,8 +139,10 @@ func (g *gen) actionCall(x *ast.CallExpr, b *check.Builtin) {
 		g.record(plan.ActSpeculate, x, x.Args, "", nil)
 	case "commit":
 		g.record(plan.ActCommit, x, x.Args, "", nil)
+		g.specDone(x.Args[0]) // spec.go
 	case "discard":
 		g.record(plan.ActDiscard, x, x.Args, "", nil)
+		g.specDone(x.Args[0])
 	case "setopt":
 		var strs []string
 		for _, a := range x.Args {
@@ -146,6 +152,8 @@ func (g *gen) actionCall(x *ast.CallExpr, b *check.Builtin) {
 		g.rec.Actions[len(g.rec.Actions)-1].Str = strs
 	case "tracemem":
 		g.tracemem(x)
+	case "chill":
+		g.chill(x) // copyout.go
 	default:
 		g.errorf(x.Pos(), "%s( ) is not supported yet", b.Name)
 	}
@@ -254,14 +262,7 @@ func (g *gen) callInt(x *ast.CallExpr) {
 	case "copyin":
 		g.copyin(x)
 	case "speculation":
-		// A new speculation ID from a global counter (the consumer
-		// buffers speculative records until commit or discard).
-		g.emit(
-			asm.LoadMapValue(asm.R1, 0, 8).WithReference(plan.MapGlobals),
-			asm.Mov.Imm(asm.R0, 1),
-			asm.FetchAdd.Mem(asm.R1, asm.R0, asm.DWord, 0),
-			asm.Add.Imm(asm.R0, 1),
-		)
+		g.speculation() // spec.go
 	default:
 		if g.intFunc(b.Name, x) {
 			return
@@ -368,8 +369,35 @@ func (g *gen) copyin(x *ast.CallExpr) {
 		return
 	}
 	k, ok := g.info.Consts[ast.Unparen(x.Args[1])]
-	if !ok || k.IsStr || k.Int <= 0 || k.Int > 1024 {
-		g.errorf(x.Args[1].Pos(), "copyin( ) size must be an integer constant from 1 to 1024")
+	if ok && !k.IsStr && (k.Int <= 0 || k.Int > maxRuntimeSize) {
+		g.errorf(x.Args[1].Pos(), "copyin( ) size must be from 1 to %d", maxRuntimeSize)
+		return
+	}
+	if !ok {
+		// a size known when the code runs: the room of the largest
+		g.expr(x.Args[1])
+		s := g.runtimeSize(x.Args[1].Pos())
+		off := g.temp(maxRuntimeSize + 8)
+		g.expr(x.Args[0])
+		g.emit(
+			asm.Mov.Reg(regTmp, asm.R0),
+			asm.Mov.Reg(asm.R3, asm.R0),
+			asm.Mov.Reg(asm.R1, rS),
+			asm.Add.Imm(asm.R1, int32(off)),
+			asm.LoadMem(asm.R2, asm.R10, s, asm.DWord),
+		)
+		g.clamp(asm.R2, 0, maxRuntimeSize-1) // (checked: for the verifier)
+		g.emit(
+			// a NUL after the bytes, should they be read as a string
+			asm.Mov.Reg(asm.R4, asm.R1), asm.Add.Reg(asm.R4, asm.R2),
+			asm.StoreImm(asm.R4, 0, 0, asm.Byte),
+			asm.FnProbeReadUser.Call(),
+		)
+		g.stack -= 8
+		ok2 := g.label("ci_ok")
+		g.emit(asm.JEq.Imm(asm.R0, 0, ok2))
+		g.fault(plan.FaultBadAddr, regTmp, x.Pos())
+		g.emit(asm.Mov.Reg(asm.R0, rS).WithSymbol(ok2), asm.Add.Imm(asm.R0, int32(off)))
 		return
 	}
 	n := int(k.Int)
@@ -387,4 +415,36 @@ func (g *gen) copyin(x *ast.CallExpr) {
 	g.emit(asm.JEq.Imm(asm.R0, 0, ok2))
 	g.fault(plan.FaultBadAddr, regTmp, x.Pos())
 	g.emit(asm.Mov.Reg(asm.R0, rS).WithSymbol(ok2), asm.Add.Imm(asm.R0, int32(off)))
+}
+
+// maxRuntimeSize is the room kept for copyin() and alloca() of a size
+// known only when the code runs: a larger size faults with "out of
+// scratch space" (DTRACEFLT_NOSCRATCH), as DTrace's does beyond its
+// scratch.
+const maxRuntimeSize = 2048
+
+// runtimeSize checks the size in R0 (1 to maxRuntimeSize, or the clause
+// faults) and keeps it in a new stack slot, which it returns.
+func (g *gen) runtimeSize(pos token.Pos) int16 {
+	ok := g.label("rsz_ok")
+	bad := g.label("rsz_bad")
+	g.emit(
+		asm.JEq.Imm(asm.R0, 0, bad),
+		asm.JLE.Imm(asm.R0, maxRuntimeSize, ok),
+		asm.Mov.Reg(regTmp, asm.R0).WithSymbol(bad),
+	)
+	g.fault(plan.FaultNoScratch, regTmp, pos)
+	g.emit(asm.Mov.Reg(asm.R0, asm.R0).WithSymbol(ok))
+	return g.push()
+}
+
+// atomicMem is op.Mem(dst, src, size, off) with the immediate that names
+// the operation set: cilium/ebpf v0.20.0's Marshal writes the immediate
+// before it derives it from the opcode, so that an instruction built by
+// Mem goes to the kernel as a plain atomic add (imm 0) whatever op is:
+// FetchAdd lost its fetch, and speculation() returned 2 every time.
+func atomicMem(op asm.AtomicOp, dst, src asm.Register, size asm.Size, off int16) asm.Instruction {
+	ins := op.Mem(dst, src, size, off)
+	ins.Constant = int64(op >> 8)
+	return ins
 }

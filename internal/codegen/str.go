@@ -73,6 +73,13 @@ func (g *gen) strExpr(e ast.Expr) strLoc {
 		g.probeStrInto(t.Repr, off, n)
 		return strLoc{area: inScratch, off: off, size: n}
 	}
+	if check.IsCharPtr(t) {
+		// the string a char * points to
+		n := roundUp(g.opts.StrSize, 8)
+		off := g.temp(n)
+		g.stringofPtr(e, off, n)
+		return strLoc{area: inScratch, off: off, size: n}
+	}
 	switch x := ast.Unparen(e).(type) {
 	case *ast.Ident:
 		if v := g.info.Uses[x]; v != nil {
@@ -128,6 +135,9 @@ func (g *gen) strInto(e ast.Expr, off, n int) {
 	if t.Repr != check.StrBuf {
 		g.probeStrInto(t.Repr, off, n)
 		return
+	}
+	if check.IsCharPtr(t) && g.stringofPtr(e, off, n) {
+		return // a char * where a string is wanted: the string it points to
 	}
 	if g.declStrInto(e, off, n) {
 		return // xlate.go: declared structs and translations
@@ -265,6 +275,17 @@ func (g *gen) copyinstr(x *ast.CallExpr, off, n int) {
 		return
 	}
 	g.zero(off, n)
+	var lim int16
+	if len(x.Args) > 1 {
+		if _, ok := g.info.Consts[ast.Unparen(x.Args[1])]; !ok {
+			// a length known when the code runs: at most that many
+			// bytes and the NUL, within the buffer
+			g.expr(x.Args[1])
+			g.emit(asm.Add.Imm(asm.R0, 1))
+			g.clamp(asm.R0, 1, int32(min(n, g.typeOf(x).Size)))
+			lim = g.push()
+		}
+	}
 	g.expr(x.Args[0])
 	g.emit(
 		asm.Mov.Reg(regTmp, asm.R0),
@@ -272,8 +293,13 @@ func (g *gen) copyinstr(x *ast.CallExpr, off, n int) {
 		asm.Mov.Reg(asm.R1, rS),
 		asm.Add.Imm(asm.R1, int32(off)),
 		asm.Mov.Imm(asm.R2, int32(min(n, g.typeOf(x).Size))),
-		asm.FnProbeReadUserStr.Call(),
 	)
+	if lim != 0 {
+		g.emit(asm.LoadMem(asm.R2, asm.R10, lim, asm.DWord))
+		g.clamp(asm.R2, 1, int32(min(n, g.typeOf(x).Size)))
+		g.stack -= 8
+	}
+	g.emit(asm.FnProbeReadUserStr.Call())
 	ok := g.label("cis_ok")
 	g.emit(asm.JSGE.Imm(asm.R0, 0, ok))
 	g.fault(plan.FaultBadAddr, regTmp, x.Pos())

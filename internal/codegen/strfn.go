@@ -52,6 +52,10 @@ func (g *gen) strFunc(name string, x *ast.CallExpr, off, n int) bool {
 		g.lltostr(x, off, n)
 	case "strstr":
 		g.strstr(x, off, n)
+	case "strtok":
+		g.strtokCall(x, off, n) // strtok.go
+	case "cleanpath":
+		g.cleanpath(x, off, n) // cleanpath.go
 	case "inet_ntoa", "inet_ntoa6", "inet_ntop":
 		g.inet(name, x, off, n)
 	default:
@@ -96,29 +100,81 @@ func (g *gen) substrCopy(off, n int, src strLoc, start, count asm.Register) {
 	g.emit(asm.StoreImm(rS, int16(off+n-1), 0, asm.Byte))
 }
 
-// substr(s, i [, len]) as DTrace: a negative i counts from the end.
+// substr(s, i [, len]) as DTrace's dtrace_dif_subr computes it: a
+// negative i counts from the end (and, when it reaches before the start,
+// shortens len by as much); an i outside the string gives ""; a negative
+// len leaves that many bytes off the end; without len, the rest.
 func (g *gen) substr(x *ast.CallExpr, off, n int) {
 	s := g.strExpr(x.Args[0])
 	g.zero(off, n)
 	g.strlen(s)
 	slen := g.push()
-	g.expr(x.Args[1])
-	// i < 0: i += slen; clamp to [0, slen]
-	pos := g.label("ss_pos")
-	g.emit(asm.JSGE.Imm(asm.R0, 0, pos), asm.LoadMem(asm.R1, asm.R10, slen, asm.DWord), asm.Add.Reg(asm.R0, asm.R1))
-	g.emit(asm.Mov.Reg(asm.R0, asm.R0).WithSymbol(pos))
-	g.clamp(asm.R0, 0, int32(s.size-1))
-	start := g.push()
 	if len(x.Args) > 2 {
 		g.expr(x.Args[2])
 	} else {
-		g.emit(asm.LoadMem(asm.R0, asm.R10, slen, asm.DWord), asm.LoadMem(asm.R1, asm.R10, start, asm.DWord), asm.Sub.Reg(asm.R0, asm.R1))
+		g.emit(asm.Mov.Imm(asm.R0, int32(n)))
 	}
-	end := g.label("ss_end")
-	g.emit(asm.JSLE.Imm(asm.R0, 0, end), asm.Mov.Reg(asm.R5, asm.R0), asm.LoadMem(asm.R0, asm.R10, start, asm.DWord))
+	rem := g.push()
+	g.expr(x.Args[1])
+	// R0 index, R1 len, R5 remaining
+	g.emit(asm.LoadMem(asm.R1, asm.R10, slen, asm.DWord), asm.LoadMem(asm.R5, asm.R10, rem, asm.DWord))
+	pos, in, end := g.label("ss_pos"), g.label("ss_in"), g.label("ss_end")
+	g.emit(
+		asm.JSGE.Imm(asm.R0, 0, pos),
+		asm.Add.Reg(asm.R0, asm.R1),
+		asm.JSGE.Imm(asm.R0, 0, pos),
+		// index < 0 && index + remaining > 0: remaining += index, index = 0
+		asm.Mov.Reg(asm.R2, asm.R0),
+		asm.Add.Reg(asm.R2, asm.R5),
+		asm.JSLE.Imm(asm.R2, 0, end),
+		asm.Mov.Reg(asm.R5, asm.R2),
+		asm.Mov.Imm(asm.R0, 0),
+		asm.JSGE.Reg(asm.R0, asm.R1, end).WithSymbol(pos), // index >= len: ""
+		asm.JSGE.Imm(asm.R5, 0, in),
+		// remaining < 0: remaining += len - index
+		asm.Add.Reg(asm.R5, asm.R1),
+		asm.Sub.Reg(asm.R5, asm.R0),
+		asm.JSLE.Imm(asm.R5, 0, end).WithSymbol(in),
+	)
 	g.substrCopy(off, n, s, asm.R0, asm.R5)
 	g.emit(asm.Mov.Imm(asm.R0, 0).WithSymbol(end))
 	g.stack -= 16
+}
+
+// lastWhere leaves in R0 the last index i below the bound in stack slot
+// bound at which s has a '/' (slash) or not (!slash), or -1. Every byte
+// below the bound is part of the string (the bound is at most its
+// length). The loop is branch-free but for its bound, so the verifier
+// sees one path whatever the bytes are.
+func (g *gen) lastWhere(s strLoc, bound int16, slash bool) {
+	g.addr(asm.R1, s)
+	loop, done := g.label("lw_loop"), g.label("lw_done")
+	g.emit(
+		asm.Mov.Imm(asm.R0, -1),
+		asm.Mov.Imm(asm.R3, 0),
+		asm.JGE.Imm(asm.R3, int32(s.size), done).WithSymbol(loop),
+		asm.LoadMem(asm.R2, asm.R1, 0, asm.Byte),
+		// eq = (b == '/')
+		asm.Xor.Imm(asm.R2, '/'), asm.Sub.Imm(asm.R2, 1), asm.RSh.Imm(asm.R2, 63),
+	)
+	if !slash {
+		g.emit(asm.Xor.Imm(asm.R2, 1))
+	}
+	g.emit(
+		// below = (i < bound)
+		asm.Mov.Reg(asm.R4, asm.R3),
+		asm.LoadMem(asm.R5, asm.R10, bound, asm.DWord),
+		asm.Sub.Reg(asm.R4, asm.R5),
+		asm.RSh.Imm(asm.R4, 63),
+		asm.And.Reg(asm.R2, asm.R4),
+		// R0 = hit ? i : R0
+		asm.Neg.Imm(asm.R2, 0),
+		asm.Mov.Reg(asm.R4, asm.R3), asm.Xor.Reg(asm.R4, asm.R0), asm.And.Reg(asm.R4, asm.R2), asm.Xor.Reg(asm.R0, asm.R4),
+		asm.Add.Imm(asm.R1, 1),
+		asm.Add.Imm(asm.R3, 1),
+		asm.Ja.Label(loop),
+		asm.Mov.Reg(asm.R0, asm.R0).WithSymbol(done),
+	)
 }
 
 // findChar leaves in R0 the index of the first (or last) byte c in s, or
@@ -173,34 +229,42 @@ func (g *gen) strchr(x *ast.CallExpr, off, n int, last bool) {
 	g.stack -= 8
 }
 
-// basename/dirname split at the last '/'.
+// basename/dirname as DTrace's dtrace_dif_subr computes them: trailing
+// slashes are not part of the name ("/usr/lib/" is "lib" in "/usr"), a
+// string of slashes is "/" for both, the empty string "." for both, and a
+// name with no slash is its own basename in ".".
 func (g *gen) basename(x *ast.CallExpr, off, n int, dir bool) {
 	s := g.strExpr(x.Args[0])
 	g.zero(off, n)
-	g.emit(asm.Mov.Imm(asm.R0, '/'))
-	c := g.push()
-	g.stack += 8
-	g.findChar(s, c, true)
-	g.stack -= 8
-	none, end := g.label("bn_none"), g.label("bn_end")
-	g.emit(asm.JSLT.Imm(asm.R0, 0, none))
-	if dir {
-		// dirname: s[0:i], or "/" when the slash is the first byte
-		root := g.label("bn_root")
-		g.emit(asm.JEq.Imm(asm.R0, 0, root), asm.Mov.Reg(asm.R5, asm.R0), asm.Mov.Imm(asm.R0, 0))
+	g.strlen(s)
+	bound := g.push()
+	end, dot, root := g.label("bn_end"), g.label("bn_dot"), g.label("bn_root")
+	copyRange := func() { // s[R0..R5], inclusive
+		g.emit(asm.Sub.Reg(asm.R5, asm.R0), asm.Add.Imm(asm.R5, 1))
 		g.substrCopy(off, n, s, asm.R0, asm.R5)
 		g.emit(asm.Ja.Label(end))
-		g.emit(asm.StoreImm(rS, int16(off), '/', asm.Byte).WithSymbol(root), asm.Ja.Label(end))
-		g.emit(asm.StoreImm(rS, int16(off), '.', asm.Byte).WithSymbol(none))
-	} else {
-		g.emit(asm.Add.Imm(asm.R0, 1), asm.Mov.Imm(asm.R5, int32(n)))
-		g.substrCopy(off, n, s, asm.R0, asm.R5)
-		g.emit(asm.Ja.Label(end), asm.Mov.Imm(asm.R0, 0).WithSymbol(none))
-		g.emit(asm.Mov.Imm(asm.R0, 0), asm.Mov.Imm(asm.R5, int32(n)))
-		g.substrCopy(off, n, s, asm.R0, asm.R5)
 	}
+	g.emit(asm.JEq.Imm(asm.R0, 0, dot))
+	g.lastWhere(s, bound, false) // lastbase
+	g.emit(asm.JSLT.Imm(asm.R0, 0, root))
+	lastbase := g.push()
+	g.emit(asm.StoreMem(asm.R10, bound, asm.R0, asm.DWord))
+	g.lastWhere(s, bound, true) // the slash before it
+	if dir {
+		g.emit(asm.JSLT.Imm(asm.R0, 0, dot), asm.StoreMem(asm.R10, bound, asm.R0, asm.DWord))
+		g.lastWhere(s, bound, false) // lastdir
+		top := g.label("bn_top")
+		g.emit(asm.JSGE.Imm(asm.R0, 0, top), asm.Mov.Imm(asm.R0, 0))
+		g.emit(asm.Mov.Reg(asm.R5, asm.R0).WithSymbol(top), asm.Mov.Imm(asm.R0, 0))
+		copyRange()
+	} else {
+		g.emit(asm.Add.Imm(asm.R0, 1), asm.LoadMem(asm.R5, asm.R10, lastbase, asm.DWord))
+		copyRange()
+	}
+	g.emit(asm.StoreImm(rS, int16(off), '.', asm.Byte).WithSymbol(dot), asm.Ja.Label(end))
+	g.emit(asm.StoreImm(rS, int16(off), '/', asm.Byte).WithSymbol(root))
 	g.emit(asm.Mov.Imm(asm.R0, 0).WithSymbol(end))
-	g.stack -= 8
+	g.stack -= 16
 }
 
 // caseMap converts scratch[off:off+n] to upper or lower case in place.

@@ -82,6 +82,14 @@ func fieldFor(t *check.Type) plan.Field {
 			return plan.Field{Kind: plan.FSym, Size: 8, SymKind: symValueKind(t.SymK)}
 		}
 		return plan.Field{Kind: plan.FUSym, Size: 16, SymKind: symValueKind(t.SymK)}
+	case check.Struct:
+		// its bytes; of 1, 2, 4 or 8 bytes, an integer of that size, as
+		// DTrace's dt_print_datum goes by the size alone
+		switch t.Size {
+		case 1, 2, 4, 8:
+			return plan.Field{Kind: plan.FInt, Size: t.Size, Signed: t.Size >= 4}
+		}
+		return plan.Field{Kind: plan.FBytes, Size: t.Size}
 	}
 	size := t.Size
 	if t.Kind == check.Pointer || size == 0 {
@@ -111,9 +119,33 @@ func (g *gen) store(lv ast.Expr) {
 			g.arrayStore(x) // varray.go
 			return
 		}
+		if g.isMemberLhs(x) {
+			g.svarStore(x) // svar.go
+			return
+		}
+		if v := g.info.Uses[ast.Unparen(x.X)]; (v == nil || !v.Assoc) && g.isScratchLhs(x) {
+			g.scratchStore(x) // svar.go: p[i]
+			return
+		}
 		g.assocStore(x, func(val int) {
 			g.emit(asm.StoreMem(rS, int16(val), asm.R0, asm.DWord))
 		}, true)
+	case *ast.SelectorExpr:
+		if g.isMemberLhs(x) {
+			g.svarStore(x) // svar.go
+			return
+		}
+		if g.isScratchLhs(x) {
+			g.scratchStore(x) // svar.go: p->m
+			return
+		}
+		g.errorf(lv.Pos(), "expression is not assignable")
+	case *ast.UnaryExpr:
+		if g.isScratchLhs(x) {
+			g.scratchStore(x) // svar.go: *p
+			return
+		}
+		g.errorf(lv.Pos(), "expression is not assignable")
 	default:
 		g.errorf(lv.Pos(), "expression is not assignable")
 	}
@@ -170,7 +202,15 @@ func (g *gen) assign(x *ast.AssignExpr) {
 	if v := g.info.Uses[ast.Unparen(x.X)]; v != nil && v.Type != nil {
 		lt = v.Type
 	}
+	if lt.Kind == check.Struct {
+		g.assignStruct(x, lt) // svar.go
+		return
+	}
 	if lt.Kind == check.String {
+		if g.isMemberLhs(x.X) {
+			g.svarStoreStr(x.X, x.Y) // svar.go
+			return
+		}
 		g.assignString(x, lt)
 		return
 	}
@@ -228,6 +268,16 @@ func (g *gen) buildKey(idx []ast.Expr, fields []plan.Field, size int) int {
 
 // fieldInto evaluates e and writes it as field f at scratch offset off.
 func (g *gen) fieldInto(e ast.Expr, f plan.Field, off int) {
+	if t := g.typeOf(e); t.Kind == check.Struct {
+		if g.info.Xlates[ast.Unparen(e)] != nil {
+			g.expr(e) // a translation whole: xlate.go says how it may be used
+			return
+		}
+		// a struct's bytes (svar.go)
+		g.zero(off, roundUp(max(f.Size, t.Size), 8))
+		g.structFrom(e, t.Size, func(string) { g.emit(asm.Mov.Reg(asm.R0, rS), asm.Add.Imm(asm.R0, int32(off))) })
+		return
+	}
 	switch f.Kind {
 	case plan.FInt:
 		g.expr(e)

@@ -306,6 +306,10 @@ func (g *gen) lvalAddr(e ast.Expr) (user bool) { return g.lvalAddrOf(e, true) }
 // lvalAddrOf is lvalAddr; an outermost subscript is bounds-checked
 // (bounds.go) only when loaded is set, for &a[i] loads nothing.
 func (g *gen) lvalAddrOf(e ast.Expr, loaded bool) (user bool) {
+	if g.svarRooted(e) {
+		g.svarAddr(e, "") // svar.go: a struct-typed variable's storage
+		return false
+	}
 	switch x := ast.Unparen(e).(type) {
 	case *ast.SelectorExpr:
 		f := g.info.Fields[x]

@@ -39,6 +39,16 @@ type Options struct {
 	SystemOut io.Writer
 	// Symbols name addresses; zero fields take the shared tables.
 	Symbols Symbols
+	// BufPolicy is the bufpolicy option: "fill" stops tracing once
+	// BufSize bytes of records have been read (END's still print),
+	// "ring" keeps only the last BufSize bytes of records and prints them
+	// when tracing ends; "" or "switch" prints records as they come.
+	BufPolicy string
+	BufSize   int
+	// SpecSize bounds the bytes of records each speculation keeps (the
+	// specsize option); a record past it is dropped and counted
+	// ("speculative drops"). 0: no bound.
+	SpecSize int
 }
 
 // Consumer turns records into output.
@@ -56,6 +66,16 @@ type Consumer struct {
 	ExitCode int
 	normal   map[int]int64
 	spec     map[int64][]*value.Firing
+	// specBytes are the bytes each speculation keeps; specDrops the
+	// records dropped past SpecSize, and lastSpecDrops those reported.
+	specBytes                map[int64]int
+	specDrops, lastSpecDrops uint64
+	// filled counts the bytes read under bufpolicy=fill; full is set once
+	// they reach BufSize. ring holds the firings kept under
+	// bufpolicy=ring, ringBytes their bytes.
+	filled, ringBytes int
+	full              bool
+	ring              []ringFiring
 	// lastStat are the stats map's counters, per CPU, last reported
 	lastStat [plan.NumStats][]uint64
 	// dblErrors counts errors in ERROR clauses (DTrace's dblerrors)
@@ -86,7 +106,7 @@ func New(s *runtime.Session, opts Options) (*Consumer, error) {
 		opts.Symbols.Users = shared.Users
 	}
 	c := &Consumer{p: s.Plan, s: s, opts: opts, rd: rd, syms: opts.Symbols, printf: map[string]*format.Printf{},
-		normal: map[int]int64{}, spec: map[int64][]*value.Firing{},
+		normal: map[int]int64{}, spec: map[int64][]*value.Firing{}, specBytes: map[int64]int{},
 		printed: map[int]bool{}, watched: map[int]bool{}}
 	c.AddProbes(s.Plan.Probes)
 	return c, nil
@@ -197,8 +217,56 @@ func (c *Consumer) probeOf(id uint32) value.Probe {
 }
 
 // record decodes one record into a firing for the sink and acts on it.
+// ringFiring is a firing kept under bufpolicy=ring, with its bytes.
+type ringFiring struct {
+	f    *value.Firing
+	size int
+}
+
+// emit hands f (of size bytes of records) to the sink, or keeps it under
+// bufpolicy=ring, the oldest going once more than BufSize are kept.
+func (c *Consumer) emit(f *value.Firing, size int) {
+	if c.opts.BufPolicy != "ring" || c.opts.BufSize <= 0 {
+		c.opts.Sink.Firing(f)
+		return
+	}
+	c.ring = append(c.ring, ringFiring{f, size})
+	c.ringBytes += size
+	for len(c.ring) > 1 && c.ringBytes > c.opts.BufSize {
+		c.ringBytes -= c.ring[0].size
+		c.ring = c.ring[1:]
+	}
+}
+
+// fill applies bufpolicy=fill to a record of size bytes from probe p: it
+// reports whether the record is kept. Once BufSize bytes have been read,
+// tracing stops (as when the principal buffer fills in DTrace) and only
+// END's records are kept.
+func (c *Consumer) fill(p value.Probe, size int) bool {
+	if c.opts.BufPolicy != "fill" || c.opts.BufSize <= 0 {
+		return true
+	}
+	if p.Provider == "dtrace" && p.Name == "END" {
+		return true
+	}
+	if c.full {
+		return false
+	}
+	c.filled += size
+	if c.filled > c.opts.BufSize {
+		c.full = true
+		_ = c.s.Stop()
+		c.Exited = true
+		return false
+	}
+	return true
+}
+
 func (c *Consumer) record(r *plan.Record, b []byte) {
 	f := &value.Firing{Probe: c.probeOf(u32(b, plan.HdrProbe)), EPID: u32(b, plan.HdrEPID), CPU: int(u32(b, plan.HdrCPU))}
+	if !c.fill(f.Probe, 8+len(b)) {
+		return
+	}
 	mask := u64(b, plan.HdrMask)
 	spec := int64(0)
 	for _, a := range r.Actions {
@@ -215,11 +283,20 @@ func (c *Consumer) record(r *plan.Record, b []byte) {
 		}
 	}
 	if spec != 0 {
-		// speculative: kept until commit() or discard() of its ID
+		// speculative: kept until commit() or discard() of its ID, as
+		// much as specsize allows
+		if c.opts.SpecSize > 0 && c.specBytes[spec]+len(b) > c.opts.SpecSize {
+			c.specDrops++
+			return
+		}
+		if c.specBytes == nil {
+			c.specBytes = map[int64]int{}
+		}
+		c.specBytes[spec] += len(b)
 		c.spec[spec] = append(c.spec[spec], f)
 		return
 	}
-	c.opts.Sink.Firing(f)
+	c.emit(f, 8+len(b))
 }
 
 // interrupt hands the sink the part of f made so far and makes f the part
@@ -227,7 +304,7 @@ func (c *Consumer) record(r *plan.Record, b []byte) {
 func (c *Consumer) interrupt(f *value.Firing) {
 	part := *f
 	part.More = true
-	c.opts.Sink.Firing(&part)
+	c.emit(&part, 0)
 	*f = value.Firing{Probe: f.Probe, EPID: f.EPID, CPU: f.CPU, Cont: true}
 }
 
@@ -244,6 +321,11 @@ func (c *Consumer) action(f *value.Firing, a *plan.Action, b []byte, speculative
 	switch a.Kind {
 	case plan.ActDefault:
 	case plan.ActTrace, plan.ActStack, plan.ActTracemem:
+		if a.Kind == plan.ActTrace {
+			for i := range vals {
+				vals[i].Datum = vals[i].Kind == value.Bytes // trace() of a struct
+			}
+		}
 		f.Items = append(f.Items, value.Item{Kind: value.ItemTrace, Args: vals})
 	case plan.ActPrintf:
 		f.Items = append(f.Items, value.Item{Kind: value.ItemPrintf, Format: a.Format, Args: vals, Names: c})
@@ -273,6 +355,15 @@ func (c *Consumer) action(f *value.Firing, a *plan.Action, b []byte, speculative
 		pf.FormatNamed(&cmd, vals, c)
 		c.interrupt(f)
 		runSystem(c.opts.SystemOut, cmd.String())
+	case plan.ActFreopen:
+		pf := c.parsed(a.Format)
+		if pf == nil || speculative {
+			return
+		}
+		var path bytes.Buffer
+		pf.FormatNamed(&path, vals, c)
+		c.interrupt(f) // what came before goes to the old file
+		c.opts.Sink.SetOption("freopen", path.String())
 	case plan.ActRaise, plan.ActStop:
 		// Done in the kernel by the probe's program (bpf_send_signal).
 	case plan.ActCommit:
@@ -280,12 +371,16 @@ func (c *Consumer) action(f *value.Firing, a *plan.Action, b []byte, speculative
 		if len(c.spec[id]) > 0 {
 			c.interrupt(f)
 			for _, t := range c.spec[id] {
-				c.opts.Sink.Firing(t)
+				c.emit(t, 0)
 			}
 		}
 		delete(c.spec, id)
+		delete(c.specBytes, id)
+		c.freeSpec(id)
 	case plan.ActDiscard:
 		delete(c.spec, vals[0].Int)
+		delete(c.specBytes, vals[0].Int)
+		c.freeSpec(vals[0].Int)
 	case plan.ActSetopt:
 		if len(a.Str) > 0 {
 			val := ""
@@ -496,10 +591,11 @@ func (c *Consumer) WatchProcesses() {
 // DTrace's fault codes (DTRACEFLT_*, which D programs compare the ERROR
 // probe's arg4 with).
 const (
-	dtraceFltUnknown = 0
-	dtraceFltBadAddr = 1
-	dtraceFltIllOp   = 3
-	dtraceFltDivZero = 4
+	dtraceFltUnknown   = 0
+	dtraceFltBadAddr   = 1
+	dtraceFltIllOp     = 3
+	dtraceFltDivZero   = 4
+	dtraceFltNoScratch = 5
 )
 
 // dtraceFault is DTrace's code for a fault of sonde's plan: the faults
@@ -513,6 +609,8 @@ func dtraceFault(f uint32) uint64 {
 		return dtraceFltDivZero
 	case plan.FaultIllOp:
 		return dtraceFltIllOp
+	case plan.FaultNoScratch:
+		return dtraceFltNoScratch
 	}
 	return dtraceFltUnknown
 }
@@ -542,6 +640,8 @@ func (c *Consumer) runtimeError(b []byte) {
 		what = "divide-by-zero"
 	case plan.FaultBadIndex:
 		what = fmt.Sprintf("index out of bounds (%d)", int64(addr))
+	case plan.FaultNoScratch:
+		what = "out of scratch space"
 	default:
 		what = "illegal operation"
 	}
@@ -576,6 +676,26 @@ func (c *Consumer) runtimeError(b []byte) {
 	}
 }
 
+// freeSpec makes speculative buffer id free again, now that its records
+// are committed or discarded: its slot in the globals map, which commit()
+// or discard() left done so that no speculation() could hand it out while
+// its records were still on their way, goes back to 0.
+func (c *Consumer) freeSpec(id int64) {
+	if id < 1 || id > int64(c.p.NSpec) {
+		return
+	}
+	m := c.s.Maps[plan.MapGlobals]
+	if m == nil {
+		return
+	}
+	mem, err := m.Memory()
+	if err != nil {
+		return
+	}
+	var zero [8]byte
+	_, _ = mem.WriteAt(zero[:], int64(c.p.SpecSlots)+8*(id-1))
+}
+
 // Stats reports what has been lost since the last call, in DTrace's words
 // (dt_handle_cpudrop, dt_handle_status): records and aggregation entries
 // per CPU ("N drops on CPU n", "N aggregation drops on CPU n"), then
@@ -586,11 +706,20 @@ func (c *Consumer) Stats() {
 	if m := c.s.Maps[plan.MapStats]; m != nil {
 		c.cpuDrops(m, plan.StatDrops, value.DropRecords)
 		c.cpuDrops(m, plan.StatAggDrops, value.DropAggs)
-		if d := c.newCounts(m, plan.StatDynDrops); d != nil {
-			if n := sum(d); n > 0 {
-				c.opts.Sink.Loss(value.Loss{Kind: value.DropDynVars, CPU: -1, N: n})
+		for _, st := range []struct {
+			stat int
+			kind value.LossKind
+		}{{plan.StatDynDrops, value.DropDynVars}, {plan.StatSpecUnavail, value.SpecUnavail}, {plan.StatSpecBusy, value.SpecBusy}} {
+			if d := c.newCounts(m, st.stat); d != nil {
+				if n := sum(d); n > 0 {
+					c.opts.Sink.Loss(value.Loss{Kind: st.kind, CPU: -1, N: n})
+				}
 			}
 		}
+	}
+	if n := c.specDrops - c.lastSpecDrops; n > 0 {
+		c.lastSpecDrops = c.specDrops
+		c.opts.Sink.Loss(value.Loss{Kind: value.SpecDrops, CPU: -1, N: n})
 	}
 	if n := c.dblErrors - c.lastDblErrors; n > 0 {
 		c.lastDblErrors = c.dblErrors
@@ -863,6 +992,10 @@ func (c *Consumer) printa(a *plan.Action) []*value.Aggregation {
 // Final hands the sink every aggregation with data that printa() has not
 // printed, as DTrace prints them when tracing stops.
 func (c *Consumer) Final() {
+	for _, r := range c.ring { // bufpolicy=ring: what the ring kept
+		c.opts.Sink.Firing(r.f)
+	}
+	c.ring, c.ringBytes = nil, 0
 	var aggs []*value.Aggregation
 	for i := range c.p.Aggs {
 		if !c.printed[i] {

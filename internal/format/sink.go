@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/sonde-trace/sonde/internal/value"
 )
@@ -28,6 +29,10 @@ type Text struct {
 	flow    flowState
 	header  bool
 	formats map[string]*Printf
+	// stdout is Out as it was before freopen(), file what freopen()
+	// opened.
+	stdout io.Writer
+	file   *os.File
 }
 
 // Firing implements value.Sink.
@@ -134,6 +139,12 @@ func LossMessage(l value.Loss) string {
 		return fmt.Sprintf("%d aggregation drop%s on CPU %d", l.N, plural(l.N), l.CPU)
 	case value.DropDynVars:
 		return fmt.Sprintf("%d dynamic variable drop%s", l.N, plural(l.N))
+	case value.SpecUnavail:
+		return fmt.Sprintf("%d failed speculation%s (no speculative buffer available)", l.N, plural(l.N))
+	case value.SpecDrops:
+		return fmt.Sprintf("%d speculative drop%s", l.N, plural(l.N))
+	case value.SpecBusy:
+		return fmt.Sprintf("%d failed speculation%s (available buffer(s) still busy)", l.N, plural(l.N))
 	}
 	return fmt.Sprintf("%d error%s in ERROR probe enabling", l.N, plural(l.N))
 }
@@ -147,8 +158,10 @@ func plural(n uint64) string {
 }
 
 // SetOption implements value.Sink.
-func (t *Text) SetOption(name, _ string) {
+func (t *Text) SetOption(name, val string) {
 	switch name {
+	case "freopen":
+		t.freopen(val)
 	case "quiet":
 		t.Quiet = true
 	case "aggsortkey":
@@ -156,6 +169,31 @@ func (t *Text) SetOption(name, _ string) {
 	case "aggsortrev":
 		t.Agg.SortRev = true
 	}
+}
+
+// freopen sends the output to the file path from now on, appended to
+// what it holds (dtrace's freopen() opens it with "a"), or back to the
+// output it had at first when path is "". A file that cannot be opened
+// is reported and the output stays where it was.
+func (t *Text) freopen(path string) {
+	if t.stdout == nil {
+		t.stdout = t.Out
+	}
+	if t.file != nil {
+		t.file.Close()
+		t.file = nil
+	}
+	if path == "" {
+		t.Out = t.stdout
+		return
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		t.warnf("freopen( ): %v", err)
+		t.Out = t.stdout
+		return
+	}
+	t.file, t.Out = f, f
 }
 
 // Final implements value.Sink: the aggregations left, as dtrace(1) prints

@@ -74,7 +74,7 @@ func appendTrace(b []byte, v value.Value, quiet bool) []byte {
 	case value.String:
 		return appendBytes(b, stringRecord(v), -33, quiet, false)
 	case value.Bytes:
-		return appendBytes(b, v.Raw, -33, quiet, true)
+		return appendBytes(b, v.Raw, -33, quiet, !v.Datum)
 	case value.Stack, value.UStack:
 		return appendStack(b, v.Frames, StackIndent, noSpec)
 	default: // Sym, USym, Mod, UMod, UAddr

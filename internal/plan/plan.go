@@ -29,10 +29,12 @@ const (
 
 // Counters in the stats map (u64 each, summed over CPUs).
 const (
-	StatDrops    = iota // records the ring buffer had no room for
-	StatAggDrops        // aggregation entries that did not fit
-	StatDynDrops        // dynamic variables (self->, assoc) that did not fit
-	StatErrors          // runtime errors
+	StatDrops       = iota // records the ring buffer had no room for
+	StatAggDrops           // aggregation entries that did not fit
+	StatDynDrops           // dynamic variables (self->, assoc) that did not fit
+	StatErrors             // runtime errors
+	StatSpecUnavail        // speculation() found every speculative buffer active
+	StatSpecBusy           // speculation() found buffers committed or discarded, not yet emptied
 	NumStats
 )
 
@@ -69,14 +71,21 @@ const (
 	ErrRecSize = 32
 )
 
+// States of a speculative buffer's slot (Plan.SpecSlots).
+const (
+	SpecActive = 1
+	SpecDone   = 2
+)
+
 // Faults reported by error records, with DTrace's names.
 const (
-	FaultBadAddr  = 1 // invalid address
-	FaultDivZero  = 2 // divide-by-zero
-	FaultBadSize  = 3
-	FaultSpec     = 4 // speculation
-	FaultIllOp    = 5 // illegal operation (a bad strtoll() base or inet_ntop() family)
-	FaultBadIndex = 6 // index out of bounds (of an array variable; the value is the index)
+	FaultBadAddr   = 1 // invalid address
+	FaultDivZero   = 2 // divide-by-zero
+	FaultBadSize   = 3
+	FaultSpec      = 4 // speculation
+	FaultIllOp     = 5 // illegal operation (a bad strtoll() base or inet_ntop() family)
+	FaultBadIndex  = 6 // index out of bounds (of an array variable; the value is the index)
+	FaultNoScratch = 7 // out of scratch space (a run-time size beyond the room kept; the value is the size)
 )
 
 // Plan is a compiled program.
@@ -89,6 +98,12 @@ type Plan struct {
 	Sites    []Site // error sites: where a runtime error can happen
 	// Globals: offsets of the consumer-set constants in the globals map.
 	GlobalWallOffset int
+	// SpecSlots is the offset in the globals map of NSpec u64 slots, one
+	// per speculative buffer: 0 free, SpecActive once speculation() hands
+	// out its ID, SpecDone once committed or discarded, until the consumer
+	// has emptied it and writes 0. NSpec is 0 when the program makes no
+	// speculations.
+	SpecSlots, NSpec int
 	Options          map[string]string
 	NeedsSelf        bool
 }
@@ -156,6 +171,7 @@ const (
 	ActSpeculate                     // speculate(Fields[0]): the rest of the record is speculative
 	ActCommit                        // commit(Fields[0])
 	ActDiscard                       // discard(Fields[0])
+	ActFreopen                       // freopen(Format, Fields...): the output goes to that file ("": back to standard output)
 )
 
 // FieldKind says how to decode a field.

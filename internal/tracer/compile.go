@@ -39,6 +39,7 @@ type Config struct {
 	Options   []string // -x name[=value], in order
 	LibDirs   []string // -L
 	Cpp       bool     // -C
+	CppArgs   []string // -D, -U, -I, -H: given to cpp
 	Quiet     bool     // -q
 	// Destructive allows destructive actions (-w); the agent never sets it.
 	Destructive bool
@@ -137,7 +138,7 @@ func Compile(cfg *Config) (*Program, error) {
 	}
 	p.gen = codegen.Options{Providers: p.Registry, StrSize: p.Options.StrSize, RingSize: p.Options.BufSize,
 		AggEntries: p.Options.AggEntries, DynEntries: p.Options.DynEntries, Destructive: cfg.Destructive,
-		FullScratch: p.user != nil, AggGenerations: cfg.AggGenerations}
+		NSpec: p.Options.NSpec, FullScratch: p.user != nil, AggGenerations: cfg.AggGenerations}
 	p.Plan, err = codegen.Generate(p.Info, p.gen)
 	return p, codegenError(err)
 }
@@ -211,7 +212,7 @@ func (p *Program) parse(libs []*lib.Library) ([]*ast.Program, error) {
 	var errs diag.List
 	macros := p.macros()
 	for _, s := range p.Config.Sources {
-		name, text, orig, err := s.Load(p.Config.Cpp)
+		name, text, orig, err := s.LoadCpp(p.Config.Cpp, p.Config.CppArgs)
 		if err == nil && s.Kind == Name {
 			text, err = p.probeIDText(text) // probeid.go: -i probe-id
 		}
@@ -249,7 +250,8 @@ func (p *Program) check(libs []*lib.Library, progs []*ast.Program) error {
 		Types:       kernelTypes,
 		Macros:      p.macros(),
 		ZeroMatches: p.Config.ZeroMatches || p.Config.Listing,
-		Destructive: p.Config.Destructive,
+		Destructive: p.Config.Destructive || p.Options.Destructive,
+		DefaultArgs: p.Options.DefaultArgs,
 		StrSize:     p.Options.StrSize,
 		StackFrames: p.Options.StackFrames, UStackFrames: p.Options.UStackFrames,
 	}

@@ -12,22 +12,28 @@ import (
 // resolved for one program: dtrace's defaults, then -x in order, then the
 // program's pragmas.
 type Options struct {
-	BufSize       int
-	AggEntries    int
-	DynEntries    int
-	StrSize       int
-	Quiet         bool
-	SwitchRate    time.Duration
-	StackFrames   int    // default stack() depth, 0 for the default
-	UStackFrames  int    // default ustack() depth
-	EvalTime      string // -c: where the command is held while probes are placed ("" = as needed)
-	AggRate       time.Duration
-	AggSortKey    bool
-	AggSortRev    bool
-	AggSortPos    int
-	AggSortKeyPos int
-	ErrTags       bool
-	FlowIndent    bool // -F: entry and return probes indent the output (dtrace's flowindent)
+	// Destructive and DefaultArgs are -x destructive (as -w) and -x
+	// defaultargs (an unset $N is 0).
+	Destructive, DefaultArgs bool
+	NSpec                    int    // speculative buffers (default 1, as DTrace)
+	SpecSize                 int    // bytes of records a speculation keeps (0: no bound)
+	BufPolicy                string // bufpolicy: switch (""), fill or ring
+	BufSize                  int
+	AggEntries               int
+	DynEntries               int
+	StrSize                  int
+	Quiet                    bool
+	SwitchRate               time.Duration
+	StackFrames              int    // default stack() depth, 0 for the default
+	UStackFrames             int    // default ustack() depth
+	EvalTime                 string // -c: where the command is held while probes are placed ("" = as needed)
+	AggRate                  time.Duration
+	AggSortKey               bool
+	AggSortRev               bool
+	AggSortPos               int
+	AggSortKeyPos            int
+	ErrTags                  bool
+	FlowIndent               bool // -F: entry and return probes indent the output (dtrace's flowindent)
 	// StatusRate is how often drops are reported (DTrace's, 1 s)
 	StatusRate time.Duration
 }
@@ -104,13 +110,14 @@ var rateUnits = []struct {
 	{"ns", time.Nanosecond}, {"us", time.Microsecond}, {"ms", time.Millisecond},
 	{"s", time.Second}, {"m", time.Minute}, {"h", time.Hour}, {"d", 24 * time.Hour}}
 
-// parseRate parses a rate: 10hz, 100ms, 1s, 5min, or a bare number of Hz.
-// The interval must lie between 1ns and a day.
+// parseRate parses a rate: 10hz, 100ms, 1s, 5min, or a bare number of
+// nanoseconds, as DTrace's dt_opt_rate reads one (a bare number's
+// multiplier is 1 ns). The interval must lie between 1ns and a day.
 func parseRate(v string) (time.Duration, error) {
 	s := strings.ToLower(strings.TrimSpace(v))
-	unit := time.Duration(0) // 0: a frequency
+	unit := time.Nanosecond // a bare number
 	if t, ok := strings.CutSuffix(s, "hz"); ok {
-		s = t
+		s, unit = t, 0 // 0: a frequency
 	} else {
 		for _, u := range rateUnits {
 			if t, ok := strings.CutSuffix(s, u.suffix); ok {
@@ -248,18 +255,35 @@ func (o *Options) setFlag(name, val string) error {
 		o.AggSortRev = true
 	case "errtags":
 		o.ErrTags = true
-	case "specsize", "jstackstrsize":
+	case "specsize":
+		var n int64
+		n, err = parseSize(val, maxTableSize)
+		o.SpecSize = int(n)
+	case "jstackstrsize":
 		_, err = parseSize(val, maxTableSize)
 	case "cleanrate", "dynvarrate":
 		_, err = parseRate(val)
-	case "nspec", "jstackframes", "stackindent":
+	case "nspec":
+		o.NSpec, err = parseCount(val, 1, maxCount)
+	case "jstackframes", "stackindent":
 		_, err = parseCount(val, 0, maxCount)
 	case "maxframes":
 		_, err = parseCount(val, 1, maxFrames)
 	case "cpu":
 		_, err = parseCount(val, -1, maxCount)
-	case "defaultargs", "destructive", "grabanon", "libdir", "nolibs", "rawbytes",
-		"zdefs", "bufpolicy", "bufresize", "aggpercpu", "encoding":
+	case "bufpolicy":
+		switch val {
+		case "switch", "fill", "ring":
+			o.BufPolicy = val
+		default:
+			err = fmt.Errorf("bufpolicy must be switch, fill or ring")
+		}
+	case "defaultargs":
+		o.DefaultArgs = true
+	case "destructive":
+		o.Destructive = true
+	case "grabanon", "libdir", "nolibs", "rawbytes",
+		"zdefs", "bufresize", "aggpercpu", "encoding":
 		// accepted
 	default:
 		return fmt.Errorf("unknown option")

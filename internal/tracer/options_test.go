@@ -20,6 +20,7 @@ func TestOptionLimits(t *testing.T) {
 		"switchrate=99999999999s":         "exceeds the maximum of 1d",
 		"aggrate=9223372036854775808ns":   "exceeds the maximum of 1d",
 		"switchrate=2000000000hz":         "exceeds the maximum of 1000000000hz",
+		"switchrate=100000000000000":      "exceeds the maximum of 1d",
 		"stackframes=128":                 "between 1 and 127",
 		"aggsortpos=99999999999999999999": "between 0 and 1048576",
 		"nspec=x":                         "invalid number",
@@ -32,13 +33,13 @@ func TestOptionLimits(t *testing.T) {
 		}
 	}
 	o := DefaultOptions()
-	for _, x := range []string{"bufsize=1g", "aggsize=1g", "strsize=4k", "switchrate=10hz", "aggrate=5min", "stackframes=127"} {
+	for _, x := range []string{"bufsize=1g", "aggsize=1g", "strsize=4k", "switchrate=10hz", "aggrate=5min", "stackframes=127", "statusrate=250000000"} {
 		name, val, _ := strings.Cut(x, "=")
 		if err := o.Set(name, val); err != nil {
 			t.Errorf("%s: %v", x, err)
 		}
 	}
-	if o.BufSize != 1<<30 || o.AggEntries != 1<<24 || o.StrSize != 4096 || o.SwitchRate != 100*time.Millisecond || o.AggRate != 5*time.Minute {
+	if o.BufSize != 1<<30 || o.AggEntries != 1<<24 || o.StrSize != 4096 || o.SwitchRate != 100*time.Millisecond || o.AggRate != 5*time.Minute || o.StatusRate != 250*time.Millisecond {
 		t.Errorf("got %+v", o)
 	}
 }

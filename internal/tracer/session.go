@@ -64,7 +64,8 @@ func (p *Program) Start(o *StartOptions) (*Session, error) {
 	}
 	s.rt = rt
 	s.reportUnplaced(rt.TakeUnplaced())
-	s.c, err = consume.New(rt, consume.Options{Sink: o.Sink, SystemOut: o.SystemOut})
+	s.c, err = consume.New(rt, consume.Options{Sink: o.Sink, SystemOut: o.SystemOut, SpecSize: p.Options.SpecSize,
+		BufPolicy: p.Options.BufPolicy, BufSize: p.Options.BufSize})
 	if err != nil {
 		rt.Close()
 		return nil, err

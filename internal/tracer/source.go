@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -31,6 +32,12 @@ type Source struct {
 // Load returns the name a source's positions carry, its D text (a script
 // run through cpp when asked) and the text as written, for messages.
 func (s Source) Load(cpp bool) (name, text, orig string, err error) {
+	return s.LoadCpp(cpp, nil)
+}
+
+// LoadCpp is Load with cpp's own arguments (-D, -U, -I, -H), given to it
+// before the script.
+func (s Source) LoadCpp(cpp bool, cppArgs []string) (name, text, orig string, err error) {
 	switch s.Kind {
 	case File:
 		b, err := os.ReadFile(s.Text)
@@ -39,7 +46,7 @@ func (s Source) Load(cpp bool) (name, text, orig string, err error) {
 		}
 		text := string(b)
 		if cpp {
-			out, err := runCPP(s.Text, text)
+			out, err := runCPP(s.Text, text, cppArgs)
 			if err != nil {
 				return "", "", "", err
 			}
@@ -93,7 +100,12 @@ func (s Source) describe() string {
 }
 
 // runCPP runs the C preprocessor over a script.
-func runCPP(name, text string) (string, error) {
+//
+// cpp runs as DTrace runs it on Linux, with the compiler's own predefined
+// macros (__linux__, __x86_64__, __GNUC__...), so that system headers
+// (#include <sys/mman.h>) work; the traditional names linux and unix are
+// undefined, as they are no reserved words of D and scripts use them.
+func runCPP(name, text string, args []string) (string, error) {
 	path, err := exec.LookPath("cpp")
 	if err != nil {
 		return "", errors.New("-C requires the C preprocessor, but cpp was not found in PATH (install cpp, e.g. apt-get install cpp)")
@@ -106,16 +118,26 @@ func runCPP(name, text string) (string, error) {
 			text = ""
 		}
 	}
-	cmd := exec.Command(path, "-undef", "-D__linux", "-D__sonde", "-D__SUNW_D=1", "-")
+	argv := append([]string{"-Ulinux", "-Uunix", "-D__linux", "-D__sonde", "-D__SUNW_D=1"}, args...)
+	cmd := exec.Command(path, append(argv, "-")...)
+	if dir := filepath.Dir(name); name != "" && dir != "" {
+		// #include "x.h" is looked for beside the script, as cpp does
+		// for a file it reads itself
+		cmd.Args = append(cmd.Args[:len(cmd.Args)-1], "-I"+dir, "-")
+	}
 	cmd.Stdin = strings.NewReader(text)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
-			return "", fmt.Errorf("cpp failed on %s:\n%s", name, ee.Stderr)
+			return "", fmt.Errorf("cpp failed on %s:\n%s", name, stderr.String())
 		}
 		return "", fmt.Errorf("cpp failed on %s: %w", name, err)
 	}
+	// -H: the headers cpp read, on standard error, as dtrace -H prints them
+	os.Stderr.WriteString(stderr.String())
 	// Line markers name the script, so errors point into it.
 	return strings.ReplaceAll(string(out), `"<stdin>"`, strconv.Quote(name)), nil
 }

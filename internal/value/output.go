@@ -74,6 +74,9 @@ const (
 	DropAggs                    // aggregation entries that did not fit ("aggregation drops on CPU n")
 	DropDynVars                 // dynamic variables that did not fit ("dynamic variable drops")
 	ErrorErrors                 // errors in ERROR clauses ("errors in ERROR probe enabling")
+	SpecUnavail                 // speculation() with every buffer active ("failed speculations (no speculative buffer available)")
+	SpecBusy                    // speculation() with buffers not yet emptied ("failed speculations (available buffer(s) still busy)")
+	SpecDrops                   // speculative records past specsize ("speculative drops")
 )
 
 // Loss is what was lost since the last report: N of Kind, on CPU (-1 when

@@ -30,6 +30,10 @@ type Value struct {
 	Frames []string
 	Addr   uint64 // Sym/USym/Mod/UMod/UAddr: the raw address
 	Raw    []byte // Bytes
+	// Datum marks Bytes that are a traced value (trace() of a struct),
+	// which print as a string when they look like one; other Bytes
+	// (tracemem()) always print as a hex dump.
+	Datum bool
 	// PCs are the raw program counters of a Stack or UStack, when known.
 	// Optional: DTrace sorts aggregation keys that are stacks by these
 	// bytes; without them package format compares Frames instead.

@@ -22,6 +22,9 @@ func (c *checker) assign(x *ast.AssignExpr) *Type {
 			return nil
 		}
 	}
+	if t, ok := c.memberAssign(x); ok {
+		return t // svar.go: a member of a struct-typed variable
+	}
 	if x.Op != token.ASSIGN {
 		c.implicitInt(lhs)
 	}
@@ -134,6 +137,18 @@ func (c *checker) setVarType(x *ast.AssignExpr, v *Var, t *Type) {
 		if v.Type.Kind != String {
 			c.errorf(x.OpPos, "D_OP_INCOMPAT", "operands have incompatible types: \"%s\" = \"%s\"", v.Type, t)
 		}
+		return
+	}
+	if t.Kind == Struct || (v.Type != nil && v.Type.Kind == Struct) {
+		// svar.go: a struct copied whole
+		if v.Type == nil {
+			if c.structValue(x.Y, t) {
+				v.Type = t
+				c.checkStructVar(x.X.Pos(), v)
+			}
+			return
+		}
+		c.structCopyable(x, v.Type, t)
 		return
 	}
 	if v.Type == nil {

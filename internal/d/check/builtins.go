@@ -46,6 +46,7 @@ const (
 	BUregs
 	BCurpsinfo
 	BCurlwpsinfo
+	BCurcpu
 )
 
 // BuiltinVar is a built-in variable.
@@ -89,7 +90,19 @@ func init() {
 	add("ustackdepth", BUstackdepth, TUint)
 	add("caller", BCaller, TUlong)
 	add("ucaller", BUcaller, TUlong)
+	add("uregs", BUregs, TUlong)
+	add("curcpu", BCurcpu, &Type{Kind: Pointer, Size: 8, Elem: CpuinfoT, Name: "cpuinfo_t *"})
 }
+
+// CpuinfoT is curcpu's type, cpuinfo_t as Oracle's Linux DTrace defines
+// it (the guide's sched provider, less illumos's processor_info_t
+// cpu_info, which Linux has no counterpart for).
+var CpuinfoT = &Type{Kind: Struct, Name: "cpuinfo_t", Size: 16, Align: 4, Fields: []*Field{
+	{Name: "cpu_id", Type: &Type{Kind: Int, Size: 4, Signed: true, Name: "processorid_t"}, Offset: 0},
+	{Name: "cpu_pset", Type: &Type{Kind: Int, Size: 4, Signed: true, Name: "psetid_t"}, Offset: 4},
+	{Name: "cpu_chip", Type: &Type{Kind: Int, Size: 4, Signed: true, Name: "chipid_t"}, Offset: 8},
+	{Name: "cpu_lgrp", Type: &Type{Kind: Int, Size: 4, Signed: true, Name: "lgrp_id_t"}, Offset: 12},
+}}
 
 // LookupBuiltinVar returns the built-in variable name, or nil.
 func LookupBuiltinVar(name string) *BuiltinVar { return builtinVars[name] }
@@ -138,6 +151,10 @@ func init() {
 	add("system", Action, 1, -1).Destructive = true
 	add("raise", Action, 1, 1).Destructive = true
 	add("stop", Action, 0, 0).Destructive = true
+	add("chill", Action, 1, 1).Destructive = true
+	add("freopen", Action, 1, -1).Destructive = true
+	add("copyout", Subr, 3, 3).Destructive = true
+	add("copyoutstr", Subr, 3, 3).Destructive = true
 	add("ftruncate", Action, 0, 0)
 	// Subroutines.
 	add("copyin", Subr, 2, 2)
@@ -148,6 +165,8 @@ func init() {
 	add("strchr", Subr, 2, 2)
 	add("strrchr", Subr, 2, 2)
 	add("strstr", Subr, 2, 2)
+	add("strtok", Subr, 2, 2)
+	add("cleanpath", Subr, 1, 1)
 	add("substr", Subr, 2, 3)
 	add("index", Subr, 2, 3)
 	add("rindex", Subr, 2, 3)
@@ -167,6 +186,7 @@ func init() {
 	add("inet_ntop", Subr, 2, 2)
 	add("inet_ntoa6", Subr, 1, 1)
 	add("copyinto", Subr, 3, 3)
+	add("bcopy", Subr, 3, 3)
 	add("alloca", Subr, 1, 1)
 	add("rand", Subr, 0, 0)
 	add("progenyof", Subr, 1, 1)

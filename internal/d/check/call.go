@@ -42,6 +42,9 @@ func (c *checker) call(x *ast.CallExpr, stmt bool) *Type {
 		c.action(x, b)
 		return TVoid
 	}
+	if b.Destructive && !c.cfg.Destructive {
+		c.errorf(id.NamePos, "D_ACT_DESTRUCT", "%s( ) is a destructive subroutine: run with -w to allow it", b.Name)
+	}
 	return c.subr(x, b)
 }
 
@@ -67,6 +70,12 @@ func (c *checker) checkArgCount(x *ast.CallExpr, b *Builtin) bool {
 	return false
 }
 
+// IsCharPtr reports whether t is a char * (or unsigned char *), which D's
+// string subroutines take as the NUL-terminated string it points to.
+func IsCharPtr(t *Type) bool {
+	return t != nil && t.Kind == Pointer && t.Elem != nil && t.Elem.Kind == Int && t.Elem.Size == 1
+}
+
 func (c *checker) argInt(x *ast.CallExpr, i int) {
 	t := c.expr(x.Args[i])
 	if t != nil && !t.IsInt() {
@@ -76,6 +85,9 @@ func (c *checker) argInt(x *ast.CallExpr, i int) {
 
 func (c *checker) argStr(x *ast.CallExpr, i int) {
 	t := c.expr(x.Args[i])
+	if IsCharPtr(t) {
+		return // a char * is the string it points to, as in DTrace's prototypes
+	}
 	if t != nil && t.Kind != String {
 		c.errorf(x.Args[i].Pos(), "D_PROTO_ARG", "%s( ) argument #%d is incompatible with prototype:\n\tprototype: string\n\t argument: %s", calleeName(x), i+1, t)
 	}
@@ -140,6 +152,13 @@ func (c *checker) aggArg(x *ast.CallExpr, i int, tag string) *Var {
 
 func (c *checker) action(x *ast.CallExpr, b *Builtin) {
 	switch b.Name {
+	case "freopen":
+		// freopen("") goes back to standard output
+		c.expr(x.Args[0])
+		if k, ok := c.info.Consts[ast.Unparen(x.Args[0])]; ok && k.IsStr && k.Str == "" && len(x.Args) == 1 {
+			break
+		}
+		c.printf(x, 0)
 	case "printf", "system":
 		c.printf(x, 0)
 	case "printa":
@@ -157,7 +176,7 @@ func (c *checker) action(x *ast.CallExpr, b *Builtin) {
 		if len(x.Args) > 2 {
 			c.argInt(x, 2)
 		}
-	case "exit", "raise":
+	case "exit", "raise", "chill":
 		c.argInt(x, 0)
 	case "clear":
 		if c.aggProto(x, "D_CLEAR", 1, 1, "1") {
@@ -216,7 +235,8 @@ func (c *checker) subr(x *ast.CallExpr, b *Builtin) *Type {
 	case "copyinstr":
 		c.argInt(x, 0)
 		if len(x.Args) > 1 {
-			n, ok := c.argConst(x, 1)
+			c.argInt(x, 1) // a constant sizes the string; another bounds it when the code runs
+			n, ok := c.constInt(x.Args[1])
 			if ok && n > 0 && int(n)+1 < c.cfg.StrSize {
 				return StringType(int(n) + 1)
 			}
@@ -245,6 +265,18 @@ func (c *checker) subr(x *ast.CallExpr, b *Builtin) *Type {
 		return str
 	case "strstr":
 		c.argStr(x, 0)
+		c.argStr(x, 1)
+		return str
+	case "cleanpath":
+		c.argStr(x, 0)
+		return str
+	case "strtok":
+		// strtok(NULL, delim) goes on with the string of the last call
+		if t := c.expr(x.Args[0]); t != nil && t.Kind != String {
+			if k, ok := c.constInt(x.Args[0]); !ok || k != 0 {
+				c.errorf(x.Args[0].Pos(), "D_PROTO_ARG", "strtok( ) argument #1 is incompatible with prototype:\n\tprototype: string or NULL\n\t argument: %s", t)
+			}
+		}
 		c.argStr(x, 1)
 		return str
 	case "substr":
@@ -299,6 +331,21 @@ func (c *checker) subr(x *ast.CallExpr, b *Builtin) *Type {
 		c.argInt(x, 0)
 		c.argInt(x, 1)
 		c.argPtr(x, 2, "void *")
+		return TVoid
+	case "bcopy":
+		c.argPtr(x, 0, "void *")
+		c.argPtr(x, 1, "void *")
+		c.argInt(x, 2)
+		return TVoid
+	case "copyout":
+		c.argPtr(x, 0, "void *")
+		c.argInt(x, 1)
+		c.argInt(x, 2)
+		return TVoid
+	case "copyoutstr":
+		c.argStr(x, 0)
+		c.argInt(x, 1)
+		c.argInt(x, 2)
 		return TVoid
 	case "alloca":
 		c.argInt(x, 0)

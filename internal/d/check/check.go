@@ -36,7 +36,8 @@ type Config struct {
 	Types       TypeResolver      // the kernel's types (ktypes.go); nil: none
 	Macros      map[string]string // "1" -> "foo", "target" -> "1234"
 	ZeroMatches bool              // -Z: a description matching nothing is not an error
-	Destructive bool              // -w
+	Destructive bool              // -w (also #pragma D option destructive)
+	DefaultArgs bool              // -x defaultargs: an unset $N is 0, $$N "" (also the pragma)
 	StrSize     int               // strsize option
 	// StackFrames and UStackFrames are the stackframes and ustackframes
 	// options: the depth of stack() and ustack() without one (0: the
@@ -242,6 +243,12 @@ func (c *checker) pragma(d *ast.PragmaDecl) {
 		for _, a := range d.Args {
 			name, val, _ := strings.Cut(a, "=")
 			c.info.Options = append(c.info.Options, Option{Name: name, Value: val, Pos: d.PragmaPos})
+			switch name {
+			case "destructive": // the pragma allows what -w does
+				c.cfg.Destructive = true
+			case "defaultargs":
+				c.cfg.DefaultArgs = true
+			}
 		}
 	case "depends_on":
 		c.dependsOn(d) // decl.go
@@ -263,6 +270,15 @@ func (c *checker) declVar(d *ast.VarDecl) {
 	v := c.lookupVar(scope, d.Name, d.NamePos, true)
 	v.Type = t
 	v.Declared = true
+	if t.Kind == Struct && t.Src == nil && !c.complete(t) {
+		c.declErr(d.NamePos, "D_DECL_INCOMPLETE", "incomplete struct/union/enum %s: %s", t.Name, d.Name)
+		v.Type = nil
+		return
+	}
+	if !c.checkStructVar(d.NamePos, v) { // svar.go
+		v.Type = nil
+		return
+	}
 	if d.KeyTypes != nil {
 		v.Assoc = true
 		for _, kt := range d.KeyTypes {

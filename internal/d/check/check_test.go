@@ -255,7 +255,7 @@ var invalidPrograms = []struct {
 	{`BEGIN { x = copyinto(arg0, 8, alloca(8)); }`, []string{`1:13 D_OP_VOID`}},
 	{`BEGIN { exit("a"); }`, []string{`1:14 D_PROTO_ARG exit( ) argument #1 is incompatible`}},
 	{`BEGIN { setopt(1); }`, []string{`1:16 D_PROTO_ARG setopt( ) argument #1 is incompatible`}},
-	{`BEGIN { copyinstr(arg0, arg1); }`, []string{`1:25 D_PROTO_ARG copyinstr( ) argument #2 must be an integer constant`}},
+	{`BEGIN { copyinstr(arg0, "x"); }`, []string{"1:25 D_PROTO_ARG copyinstr( ) argument #2 is incompatible with prototype:\n\tprototype: integer\n\t argument: string"}},
 	{`BEGIN { tracemem(arg0, arg1); }`, []string{`1:24 D_PROTO_ARG tracemem( ) argument #2 must be an integer constant`}},
 	{`BEGIN { x = lltostr(1, arg0); }`, []string{`1:24 D_PROTO_ARG lltostr( ) argument #2 must be an integer constant`}},
 	{`BEGIN { x = stack(arg0); }`, []string{`1:19 D_PROTO_ARG stack( ) argument #1 must be an integer constant`}},

@@ -196,9 +196,11 @@ func (c *checker) arrayDim(dim ast.Expr, elem *Type) int {
 }
 
 // opaqueTypes are the types D knows that sonde knows only by size:
-// they may be pointed to (inet_ntoa6() takes an in6_addr_t *), not read.
+// they may be pointed to (inet_ntoa6() takes an in6_addr_t *), not read;
+// and the structs of sonde's built-in variables.
 var opaqueTypes = map[string]*Type{
 	"in6_addr_t": {Kind: Struct, Name: "in6_addr_t", Size: 16, Align: 4},
+	"cpuinfo_t":  CpuinfoT, // builtins.go: curcpu's, with its members
 }
 
 // floatTypes are the sizes of the floating-point types, which D declares
@@ -837,6 +839,9 @@ func (c *checker) memberType(ft *Type, user bool) *Type {
 // isMemLval reports whether e designates memory: a member of a declared
 // struct, *p, or a subscript of a pointer or array.
 func (c *checker) isMemLval(e ast.Expr) bool {
+	if c.svarRooted(e) {
+		return true // svar.go: a struct-typed variable's storage
+	}
 	switch x := ast.Unparen(e).(type) {
 	case *ast.SelectorExpr:
 		return c.info.Fields[x] != nil
@@ -910,6 +915,10 @@ func (c *checker) indexBase(e ast.Expr, t *Type) *Type {
 // what is there.
 func (c *checker) addrOf(x *ast.UnaryExpr, t *Type) *Type {
 	e := ast.Unparen(x.X)
+	if c.svarRooted(e) {
+		c.errorf(x.OpPos, "D_ADDROF_VAR", "cannot take address of dynamic variable")
+		return nil
+	}
 	if !c.isMemLval(e) {
 		switch e.(type) {
 		case *ast.Ident, *ast.SelfVar, *ast.ThisVar, *ast.IndexExpr:

@@ -51,6 +51,7 @@ func (c *checker) expr1(e ast.Expr) *Type {
 		c.lvalue(x.X, x.Op)
 		c.implicitInt(x.X)
 		t := c.expr(x.X)
+		c.memberLvalue(x.X, x.Op) // svar.go
 		if t != nil && !t.IsInt() {
 			c.errorf(x.OpPos, "D_OP_SCALAR", "operator %s requires an operand of scalar type", x.Op)
 			return nil
@@ -113,6 +114,15 @@ func isOctHex(raw string) bool { return len(raw) > 1 && raw[0] == '0' }
 
 func (c *checker) macroVar(x *ast.MacroVar) *Type {
 	v, ok := c.cfg.Macros[x.Name]
+	if _, err := strconv.Atoi(x.Name); !ok && err == nil && c.cfg.DefaultArgs {
+		// defaultargs: an argument not given is 0, or "" as $$N
+		if x.Quoted {
+			c.info.Consts[x] = Const{IsStr: true}
+			return StringType(1)
+		}
+		c.info.Consts[x] = Const{Int: 0}
+		return TInt
+	}
 	if !ok {
 		// dt_lex.l: $1 is a macro argument, $name a macro variable
 		kind := "variable"
@@ -142,6 +152,10 @@ func (c *checker) ident(x *ast.Ident) *Type {
 	if bv := LookupBuiltinVar(x.Name); bv != nil {
 		if bv.ID == BArgs {
 			c.errorf(x.NamePos, "D_ARGS_IDX", "args[] must be subscripted")
+			return nil
+		}
+		if bv.ID == BUregs {
+			c.errorf(x.NamePos, "D_UREGS_IDX", "uregs[ ] must be subscripted with a register name such as R_PC")
 			return nil
 		}
 		c.info.Builtins[x] = bv
@@ -234,6 +248,7 @@ func (c *checker) unary(x *ast.UnaryExpr) *Type {
 		return promote(t)
 	case token.INC, token.DEC:
 		c.lvalue(x.X, x.Op)
+		c.memberLvalue(x.X, x.Op) // svar.go
 		if !t.IsInt() {
 			c.errorf(x.OpPos, "D_OP_SCALAR", "operator %s requires an operand of scalar type", x.Op)
 			return nil
@@ -307,11 +322,12 @@ func (c *checker) binary(x *ast.BinaryExpr) *Type {
 		}
 		return TInt
 	case token.EQL, token.NEQ, token.LSS, token.LEQ, token.GTR, token.GEQ:
-		if (a.Kind == String) != (b.Kind == String) {
+		if (a.Kind == String) != (b.Kind == String) && !IsCharPtr(a) && !IsCharPtr(b) {
+			// (a char * compared with a string is compared as the string it points to)
 			c.errorf(x.OpPos, "D_OP_INCOMPAT", "operands have incompatible types: \"%s\" %s \"%s\"", a, x.Op, b)
 			return TInt
 		}
-		if a.Kind != String && (!a.IsInt() || !b.IsInt()) {
+		if a.Kind != String && b.Kind != String && (!a.IsInt() || !b.IsInt()) {
 			c.errorf(x.OpPos, "D_OP_SCALAR", "operator %s requires operands of scalar type", x.Op)
 		}
 		return TInt
@@ -461,6 +477,9 @@ func (c *checker) index(x *ast.IndexExpr) *Type {
 		}
 		if c.isFds(b) {
 			return c.fdsIndex(x) // fds.go
+		}
+		if b.Name == "uregs" && c.lookupVar(Global, "uregs", b.NamePos, false) == nil {
+			return c.uregsIndex(x, b) // regs.go
 		}
 		if v := c.arrayVarOf(b); v != nil {
 			// an element of a declared array variable (decl.go)
@@ -648,7 +667,17 @@ func (c *checker) lvalue(e ast.Expr, op token.Kind) {
 		if LookupBuiltinVar(x.Name) != nil {
 			c.errorf(x.NamePos, "D_OP_WRITE", "operator %s can only be applied to a writable variable: %s is a read-only built-in variable", op, x.Name)
 		}
+	case *ast.SelectorExpr:
+		// checked by memberLvalue once its operand is typed
+	case *ast.UnaryExpr:
+		if x.Op != token.MUL {
+			c.errorf(e.Pos(), "D_OP_LVAL", "operator requires modifiable lvalue as an operand")
+		}
+		// *p: checked by memberLvalue once typed (svar.go)
 	case *ast.IndexExpr:
+		if isMemberLval(x) || c.isPtrIndex(x) {
+			break // checked by memberLvalue (svar.go)
+		}
 		if !c.assocOrArrayElem(x) {
 			// p[i]: memory elsewhere, which D does not write
 			c.errorf(e.Pos(), "D_OP_LVAL", "operator requires modifiable lvalue as an operand")

@@ -64,8 +64,10 @@ var typeRuleErrors = []struct {
 	{"struct s { int a[4]; };\nBEGIN { trace(((struct s *)arg0)->a[4]); }", []string{`2:37 D_ARR_BOUNDS index outside array bounds: 4, max is 4`}},
 	// Memory elsewhere is not assigned through a subscript.
 	{`BEGIN { ((int *)arg0)[1]++; }`, []string{`1:9 D_OP_LVAL operator requires modifiable lvalue as an operand`}},
-	{`BEGIN { p = (int *)arg0; p[1]++; }`, []string{`1:26 D_OP_LVAL`}},
-	{"int *q[2];\nBEGIN { q[1][0]++; }", []string{`2:9 D_OP_LVAL`}},
+	// (through a kernel pointer a store is allowed, and faults when the
+	// code runs unless the memory is scratch memory: svar.go)
+	{`BEGIN { p = (userland int *)arg0; p[1]++; }`, []string{`1:35 D_OP_LVAL`}},
+	{"int *q[2];\nBEGIN { ((userland int *)q[1])[0]++; }", []string{`2:9 D_OP_LVAL`}},
 
 	// sizeof of what has no size (dt_node_op1), of a bit-field.
 	{`BEGIN { trace(sizeof(struct nosuch)); }`, []string{`1:15 D_SIZEOF_TYPE cannot apply sizeof to an operand of unknown size`}},

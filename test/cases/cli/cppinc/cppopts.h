@@ -1,0 +1,2 @@
+/* A header for tst.cppopts.d, found through -I. */
+#define FROM_HEADER 17

@@ -1,0 +1,2 @@
+/* Without defaultargs, a macro argument not given is an error. */
+BEGIN { trace($2); exit(0); }

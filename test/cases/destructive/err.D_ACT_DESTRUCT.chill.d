@@ -1,0 +1,2 @@
+/* chill() is destructive: refused without -w. */
+BEGIN { chill(100); exit(0); }
