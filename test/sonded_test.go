@@ -286,6 +286,12 @@ func TestSonded(t *testing.T) {
 	if st != 400 || !strings.Contains(body, "1:") {
 		t.Errorf("bad D: %d %s", st, body)
 	}
+	// D from the API never takes destructive actions, whatever its pragmas say.
+	st, body = s.call("POST", "/statistics", map[string]string{"name": "kill.d",
+		"source": "#pragma D option destructive\nsyscall::write:entry /execname == \"nosuchprocess\"/ { raise(9); @ = count(); }"}, nil)
+	if st != 400 || !strings.Contains(body, "destructive") {
+		t.Errorf("a destructive user statistic: %d %s", st, body)
+	}
 	if st, _ := s.call("GET", "/datasets", nil, nil); st != 200 {
 		t.Fatalf("the agent stopped answering after bad input")
 	}

@@ -95,7 +95,7 @@ type dynamic struct {
 // actions are never allowed: the D comes from the API. Errors are the
 // caller's (400), with the compiler's positioned message.
 func compile(src string, aggEntries int) (*tracer.Program, error) {
-	cfg := &tracer.Config{Sources: []tracer.Source{{Kind: tracer.Inline, Text: src}}, Quiet: true, Prog: "sonded",
+	cfg := &tracer.Config{Sources: []tracer.Source{{Kind: tracer.Inline, Text: src}}, Quiet: true, Prog: "sonded", NoDestructive: true,
 		AggGenerations: true}
 	if aggEntries > 0 {
 		cfg.Options = []string{fmt.Sprintf("aggsize=%d", aggEntries*64)}

@@ -75,7 +75,7 @@ func captureKey(event, item, part string) string { return keyCapture + event + "
 // dataset's: destructive actions are never allowed (the D comes from the
 // API), whatever its pragmas say.
 func compileCapture(src string) (*tracer.Program, error) {
-	cfg := &tracer.Config{Sources: []tracer.Source{{Kind: tracer.Inline, Text: src}}, Quiet: true, Prog: "sonded"}
+	cfg := &tracer.Config{Sources: []tracer.Source{{Kind: tracer.Inline, Text: src}}, Quiet: true, Prog: "sonded", NoDestructive: true}
 	prog, err := tracer.Compile(cfg)
 	if err != nil {
 		msg := ""

@@ -43,6 +43,10 @@ type Config struct {
 	Quiet     bool     // -q
 	// Destructive allows destructive actions (-w); the agent never sets it.
 	Destructive bool
+	// NoDestructive refuses destructive actions whatever the program's
+	// pragmas or -x options say: D from the analytics API (statistics,
+	// captures) never takes them.
+	NoDestructive bool
 	// ZeroMatches lets descriptions match nothing (-Z).
 	ZeroMatches bool
 	// Listing: probes are listed (-l), not enabled; nothing is generated.
@@ -137,7 +141,7 @@ func Compile(cfg *Config) (*Program, error) {
 		return p, nil
 	}
 	p.gen = codegen.Options{Providers: p.Registry, StrSize: p.Options.StrSize, RingSize: p.Options.BufSize,
-		AggEntries: p.Options.AggEntries, DynEntries: p.Options.DynEntries, Destructive: cfg.Destructive,
+		AggEntries: p.Options.AggEntries, DynEntries: p.Options.DynEntries, Destructive: cfg.Destructive && !cfg.NoDestructive,
 		NSpec: p.Options.NSpec, FullScratch: p.user != nil, AggGenerations: cfg.AggGenerations}
 	p.Plan, err = codegen.Generate(p.Info, p.gen)
 	return p, codegenError(err)
@@ -246,14 +250,15 @@ func (p *Program) check(libs []*lib.Library, progs []*ast.Program) error {
 	}))
 	all := append(libProgs, progs...)
 	cfg := check.Config{
-		Resolver:    p.Registry,
-		Types:       kernelTypes,
-		Macros:      p.macros(),
-		ZeroMatches: p.Config.ZeroMatches || p.Config.Listing,
-		Destructive: p.Config.Destructive || p.Options.Destructive,
-		DefaultArgs: p.Options.DefaultArgs,
-		StrSize:     p.Options.StrSize,
-		StackFrames: p.Options.StackFrames, UStackFrames: p.Options.UStackFrames,
+		Resolver:      p.Registry,
+		Types:         kernelTypes,
+		Macros:        p.macros(),
+		ZeroMatches:   p.Config.ZeroMatches || p.Config.Listing,
+		Destructive:   !p.Config.NoDestructive && (p.Config.Destructive || p.Options.Destructive),
+		NoDestructive: p.Config.NoDestructive,
+		DefaultArgs:   p.Options.DefaultArgs,
+		StrSize:       p.Options.StrSize,
+		StackFrames:   p.Options.StackFrames, UStackFrames: p.Options.UStackFrames,
 	}
 	info, errs := check.Check(all, cfg)
 	if err := errs.Err(); err != nil {

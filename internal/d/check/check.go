@@ -37,8 +37,11 @@ type Config struct {
 	Macros      map[string]string // "1" -> "foo", "target" -> "1234"
 	ZeroMatches bool              // -Z: a description matching nothing is not an error
 	Destructive bool              // -w (also #pragma D option destructive)
-	DefaultArgs bool              // -x defaultargs: an unset $N is 0, $$N "" (also the pragma)
-	StrSize     int               // strsize option
+	// NoDestructive refuses destructive actions whatever the program's
+	// pragmas say (D that comes from the analytics API, never run with -w).
+	NoDestructive bool
+	DefaultArgs   bool // -x defaultargs: an unset $N is 0, $$N "" (also the pragma)
+	StrSize       int  // strsize option
 	// StackFrames and UStackFrames are the stackframes and ustackframes
 	// options: the depth of stack() and ustack() without one (0: the
 	// default).
@@ -245,6 +248,10 @@ func (c *checker) pragma(d *ast.PragmaDecl) {
 			c.info.Options = append(c.info.Options, Option{Name: name, Value: val, Pos: d.PragmaPos})
 			switch name {
 			case "destructive": // the pragma allows what -w does
+				if c.cfg.NoDestructive {
+					c.errs.Add(d.PragmaPos, "D_PRAGMA_OPTSET", "failed to set option 'destructive': destructive actions are not allowed in this program")
+					continue
+				}
 				c.cfg.Destructive = true
 			case "defaultargs":
 				c.cfg.DefaultArgs = true
