@@ -38,3 +38,14 @@ func PerfPCs(n Needs) asm.Instructions {
 	}
 	return insns
 }
+
+// PerfPrologue is the prologue of a probe on a perf event of its own
+// (profile, tick, cpc): its ID, no errno, and the PCs the clauses read.
+func PerfPrologue(p *Probe, n Needs) asm.Instructions {
+	insns := asm.Instructions{
+		asm.LoadImm(asm.R0, int64(p.ID), asm.DWord),
+		asm.StoreMem(RegScratch, CtxProbeID, asm.R0, asm.DWord),
+		StoreImm64(RegScratch, CtxErrno, 0),
+	}
+	return append(insns, PerfPCs(n)...)
+}

@@ -138,13 +138,7 @@ func (*Provider) ProgramType(provider.Hook) ebpf.ProgramType { return ebpf.PerfE
 
 // Prologue implements provider.Provider.
 func (*Provider) Prologue(h provider.Hook, probes []*provider.Probe, n provider.Needs, skip string) (asm.Instructions, error) {
-	r := provider.RegScratch
-	insns := asm.Instructions{
-		asm.LoadImm(asm.R0, int64(probes[0].ID), asm.DWord),
-		asm.StoreMem(r, provider.CtxProbeID, asm.R0, asm.DWord),
-		provider.StoreImm64(r, provider.CtxErrno, 0),
-	}
-	return append(insns, provider.PerfPCs(n)...), nil
+	return provider.PerfPrologue(probes[0], n), nil
 }
 
 // Guard implements provider.Provider: each profile probe has its own hook.
