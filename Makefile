@@ -68,6 +68,8 @@ bench: build
 	$(GO) run ./bench/run
 	$(GO) run ./bench/agent -write
 	$(GO) run ./bench/ui -write
+	$(GO) run ./bench/prom
+	$(GO) run ./bench/gens
 
 clean:
 	rm -rf bin ui/node_modules
