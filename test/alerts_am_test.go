@@ -155,61 +155,31 @@ func TestAlertsAlertmanager(t *testing.T) {
 	if st, body := s.call("POST", "/datasets", map[string]string{"statistic": watched}, nil); st != 201 {
 		t.Fatalf("create %s: %d %s", watched, st, body)
 	}
-	var th struct {
-		Threshold struct {
-			ID string `json:"uuid"`
-		} `json:"threshold"`
-	}
-	if st, body := s.alertCall("POST", "/thresholds", map[string]any{"statname": watched, "limit": 1000, "minpost": 2, "minclear": 2,
-		"frequency": 0}, &th); st != 201 {
-		t.Fatalf("threshold: %d %s", st, body)
-	}
-	var act struct {
-		Action struct {
-			ID string `json:"uuid"`
-		} `json:"action"`
-	}
-	if st, body := s.alertCall("POST", "/actions", map[string]any{"category": "thresholds", "thresholdid": th.Threshold.ID}, &act); st != 201 {
-		t.Fatalf("action: %d %s", st, body)
-	}
+	thID, actID := s.thresholdAction(t, map[string]any{"statname": watched, "limit": 1000, "minpost": 2, "minclear": 2,
+		"frequency": 0})
 	gone := httptest.NewServer(http.NotFoundHandler())
 	gone.Close()
-	if st, body := s.alertCall("POST", "/actions/"+act.Action.ID, map[string]any{"handler": "alertmanager", "url": gone.URL}, nil); st != 400 ||
+	if st, body := s.alertCall("POST", "/actions/"+actID, map[string]any{"handler": "alertmanager", "url": gone.URL}, nil); st != 400 ||
 		!strings.Contains(body, "unreachable") {
 		t.Errorf("an Alertmanager that is not there: %d %s", st, body)
 	}
-	if st, body := s.alertCall("POST", "/actions/"+act.Action.ID, map[string]any{"handler": "alertmanager", "url": am.base, "resend": 1,
+	if st, body := s.alertCall("POST", "/actions/"+actID, map[string]any{"handler": "alertmanager", "url": am.base, "resend": 1,
 		"labels": map[string]string{"team": "storage"}, "post": true, "clear": true}, nil); st != 201 {
 		t.Fatalf("item: %d %s", st, body)
 	}
 
-	stop := make(chan struct{})
-	loopDone := make(chan struct{})
-	go func() {
-		defer close(loopDone)
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			exec.Command(dd, "if=/dev/zero", "of=/dev/null", "bs=1", "count=3000", "status=none").Run()
-			time.Sleep(50 * time.Millisecond)
-		}
-	}()
-	stopLoop := sync.OnceFunc(func() { close(stop); <-loopDone })
-	defer stopLoop()
+	stopLoop := ddLoop(t, dd)
 	posted := s.waitEvent("posted", func(e alertEvent) bool { return !e.Posted.IsZero() })
 
 	var first amAlert
 	until(t, "the alert in Alertmanager", func() bool {
-		as := am.alerts(th.Threshold.ID)
+		as := am.alerts(thID)
 		if len(as) == 1 {
 			first = as[0]
 		}
 		return len(as) == 1
 	})
-	want := map[string]string{"alertname": "SondeThreshold", "statname": watched, "threshold": th.Threshold.ID, "team": "storage",
+	want := map[string]string{"alertname": "SondeThreshold", "statname": watched, "threshold": thID, "team": "storage",
 		"severity": "warning", "job": "sonded"}
 	for k, v := range want {
 		if first.Labels[k] != v {
@@ -223,13 +193,13 @@ func TestAlertsAlertmanager(t *testing.T) {
 	}
 	// Re-sent while it lasts: its end moves on.
 	until(t, "a resend", func() bool {
-		as := am.alerts(th.Threshold.ID)
+		as := am.alerts(thID)
 		return len(as) == 1 && as[0].EndsAt.After(first.EndsAt) && as[0].Status.State == "active"
 	})
 
 	stopLoop()
 	cleared := s.waitEvent("cleared", func(e alertEvent) bool { return e.ID == posted.ID && !e.Cleared.IsZero() })
-	until(t, "the alert resolved in Alertmanager", func() bool { return len(am.alerts(th.Threshold.ID)) == 0 })
+	until(t, "the alert resolved in Alertmanager", func() bool { return len(am.alerts(thID)) == 0 })
 	until(t, "the receiver told it resolved", func() bool {
 		mu.Lock()
 		defer mu.Unlock()
@@ -241,7 +211,7 @@ func TestAlertsAlertmanager(t *testing.T) {
 				a := a.(map[string]any)
 				l := a["labels"].(map[string]any)
 				ends, _ := time.Parse(time.RFC3339Nano, a["endsAt"].(string))
-				if l["threshold"] == th.Threshold.ID && a["status"] == "resolved" && ends.Equal(cleared.Cleared) {
+				if l["threshold"] == thID && a["status"] == "resolved" && ends.Equal(cleared.Cleared) {
 					return true
 				}
 			}

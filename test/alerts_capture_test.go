@@ -61,23 +61,8 @@ func TestAlertsCapture(t *testing.T) {
 	if st, body := s.call("POST", "/datasets", map[string]string{"statistic": watched}, nil); st != 201 {
 		t.Fatalf("create %s: %d %s", watched, st, body)
 	}
-	var th struct {
-		Threshold struct {
-			ID string `json:"uuid"`
-		} `json:"threshold"`
-	}
-	if st, body := s.alertCall("POST", "/thresholds", map[string]any{"statname": watched, "limit": 1000, "minpost": 1, "minclear": 1,
-		"frequency": 0}, &th); st != 201 {
-		t.Fatalf("threshold: %d %s", st, body)
-	}
-	var act struct {
-		Action struct {
-			ID string `json:"uuid"`
-		} `json:"action"`
-	}
-	if st, body := s.alertCall("POST", "/actions", map[string]any{"category": "thresholds", "thresholdid": th.Threshold.ID}, &act); st != 201 {
-		t.Fatalf("action: %d %s", st, body)
-	}
+	_, actID := s.thresholdAction(t, map[string]any{"statname": watched, "limit": 1000, "minpost": 1, "minclear": 1,
+		"frequency": 0})
 	for _, bad := range []struct {
 		item map[string]any
 		want string
@@ -89,7 +74,7 @@ profile-997 { raise(9); }`}, "destructive"},
 		{map[string]any{"handler": "capture", "seconds": -2}, "seconds -2"},
 		{map[string]any{"handler": "capture", "clear": true}, "not on clear"},
 	} {
-		if st, body := s.alertCall("POST", "/actions/"+act.Action.ID, bad.item, nil); st != 400 || !strings.Contains(body, bad.want) {
+		if st, body := s.alertCall("POST", "/actions/"+actID, bad.item, nil); st != 400 || !strings.Contains(body, bad.want) {
 			t.Errorf("%v: %d %s, want 400 with %q", bad.item, st, body, bad.want)
 		}
 	}
@@ -107,7 +92,7 @@ profile-997 { raise(9); }`}, "destructive"},
 		{"handler": "capture", "seconds": 2, "program": given},
 		{"handler": "capture", "seconds": 2, "program": printing},
 	} {
-		if st, body := s.alertCall("POST", "/actions/"+act.Action.ID, it, &items[i]); st != 201 {
+		if st, body := s.alertCall("POST", "/actions/"+actID, it, &items[i]); st != 201 {
 			t.Fatalf("item %v: %d %s", it, st, body)
 		}
 	}

@@ -8,9 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 )
 
 // The base modules SONDE-MIB imports (SNMPv2-SMI, SNMPv2-TC, SNMPv2-CONF)
@@ -185,23 +183,8 @@ func TestAlertsSNMP(t *testing.T) {
 	if st, body := s.call("POST", "/datasets", map[string]string{"statistic": watched}, nil); st != 201 {
 		t.Fatalf("create %s: %d %s", watched, st, body)
 	}
-	var th struct {
-		Threshold struct {
-			ID string `json:"uuid"`
-		} `json:"threshold"`
-	}
-	if st, body := s.alertCall("POST", "/thresholds", map[string]any{"statname": watched, "limit": 1000, "minpost": 2, "minclear": 2,
-		"frequency": 0}, &th); st != 201 {
-		t.Fatalf("threshold: %d %s", st, body)
-	}
-	var act struct {
-		Action struct {
-			ID string `json:"uuid"`
-		} `json:"action"`
-	}
-	if st, body := s.alertCall("POST", "/actions", map[string]any{"category": "thresholds", "thresholdid": th.Threshold.ID}, &act); st != 201 {
-		t.Fatalf("action: %d %s", st, body)
-	}
+	thID, actID := s.thresholdAction(t, map[string]any{"statname": watched, "limit": 1000, "minpost": 2, "minclear": 2,
+		"frequency": 0})
 	for _, bad := range []struct {
 		item map[string]any
 		want string
@@ -215,7 +198,7 @@ func TestAlertsSNMP(t *testing.T) {
 		{map[string]any{"handler": "snmp_trap", "destination": trapd.addr, "snmp_version": "3", "auth_file": authFile, "auth_protocol": "SHA"},
 			"USER AUTHPASS"},
 	} {
-		if st, body := s.alertCall("POST", "/actions/"+act.Action.ID, bad.item, nil); st != 400 || !strings.Contains(body, bad.want) {
+		if st, body := s.alertCall("POST", "/actions/"+actID, bad.item, nil); st != 400 || !strings.Contains(body, bad.want) {
 			t.Errorf("%v: %d %s, want 400 with %q", bad.item, st, body, bad.want)
 		}
 	}
@@ -230,34 +213,19 @@ func TestAlertsSNMP(t *testing.T) {
 			"priv_protocol": "AES", "engine_id": engineID, "post": true, "clear": true},
 		{"handler": "snmp_trap", "destination": nobody, "community": community, "post": true},
 	} {
-		if st, body := s.alertCall("POST", "/actions/"+act.Action.ID, it, &items[i]); st != 201 {
+		if st, body := s.alertCall("POST", "/actions/"+actID, it, &items[i]); st != 201 {
 			t.Fatalf("item %v: %d %s", it, st, body)
 		}
 	}
 
-	stop := make(chan struct{})
-	loopDone := make(chan struct{})
-	go func() {
-		defer close(loopDone)
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			exec.Command(dd, "if=/dev/zero", "of=/dev/null", "bs=1", "count=3000", "status=none").Run()
-			time.Sleep(50 * time.Millisecond)
-		}
-	}()
-	stopLoop := sync.OnceFunc(func() { close(stop); <-loopDone })
-	defer stopLoop()
+	stopLoop := ddLoop(t, dd)
 	posted := s.waitEvent("posted", func(e alertEvent) bool { return !e.Posted.IsZero() })
-	until(t, "the post's traps, v2c and v3", func() bool { return len(trapd.trapsFor(th.Threshold.ID)) >= 2 })
+	until(t, "the post's traps, v2c and v3", func() bool { return len(trapd.trapsFor(thID)) >= 2 })
 	stopLoop()
 	s.waitEvent("cleared", func(e alertEvent) bool { return e.ID == posted.ID && !e.Cleared.IsZero() })
-	until(t, "the clear's traps", func() bool { return len(trapd.trapsFor(th.Threshold.ID)) >= 4 })
+	until(t, "the clear's traps", func() bool { return len(trapd.trapsFor(thID)) >= 4 })
 
-	traps := trapd.trapsFor(th.Threshold.ID)
+	traps := trapd.trapsFor(thID)
 	seen := map[string]bool{}
 	for _, l := range traps {
 		sec, vars, _ := strings.Cut(strings.TrimPrefix(l, "TRAP "), "|")
@@ -284,7 +252,7 @@ func TestAlertsSNMP(t *testing.T) {
 		for _, want := range []string{
 			`.1.3.6.1.4.1.32473.1.1.0 = STRING: "` + watched + `"`,
 			`.1.3.6.1.4.1.32473.1.4.0 = STRING: "1000"`,
-			`.1.3.6.1.4.1.32473.1.5.0 = STRING: "` + th.Threshold.ID + `"`,
+			`.1.3.6.1.4.1.32473.1.5.0 = STRING: "` + thID + `"`,
 			`.1.3.6.1.4.1.32473.1.6.0 = STRING: "` + posted.ID + `"`,
 			`.1.3.6.1.4.1.32473.1.8.0 = STRING: "` + what + `"`,
 			`.1.3.6.1.4.1.32473.1.7.0 = STRING: "http://` + s.addr + `/api/analytics/v1/datasets/`,
@@ -328,19 +296,19 @@ func TestAlertsSNMP(t *testing.T) {
 
 	// A test trap from the CLI, through the v3 item: logged, step test;
 	// through the one to nobody: the CLI fails, saying why.
-	out, err := exec.Command(sonde, "analytics", "alerts", "test", act.Action.ID, items[1].Item.ID, "-url", "http://"+s.addr).CombinedOutput()
+	out, err := exec.Command(sonde, "analytics", "alerts", "test", actID, items[1].Item.ID, "-url", "http://"+s.addr).CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "snmp_trap test delivered") {
 		t.Errorf("sonde analytics alerts test: %v\n%s", err, out)
 	}
 	until(t, "the test trap", func() bool {
-		for _, l := range trapd.trapsFor(th.Threshold.ID) {
+		for _, l := range trapd.trapsFor(thID) {
 			if strings.Contains(l, "SNMP v3, user "+user) && strings.Contains(l, `.1.3.6.1.4.1.32473.1.8.0 = STRING: "test"`) {
 				return true
 			}
 		}
 		return false
 	})
-	out, err = exec.Command(sonde, "analytics", "alerts", "test", act.Action.ID, items[2].Item.ID, "-url", "http://"+s.addr).CombinedOutput()
+	out, err = exec.Command(sonde, "analytics", "alerts", "test", actID, items[2].Item.ID, "-url", "http://"+s.addr).CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "nothing listens there") {
 		t.Errorf("sonde analytics alerts test to nobody: %v\n%s", err, out)
 	}

@@ -170,6 +170,52 @@ func expect(vals map[int64]int64, from, to time.Time, limit int64, over bool, n 
 // the webhook, the mail (aiosmtpd) and the syslog socket receive it, a
 // dataset is resumed on post and suspended on clear, and a webhook that
 // hangs delays none of that.
+// thresholdAction makes a threshold of the fields given and an action of
+// the thresholds category for it, and returns their IDs.
+func (s *sonded) thresholdAction(t *testing.T, threshold map[string]any) (thID, actID string) {
+	t.Helper()
+	var th struct {
+		Threshold struct {
+			ID string `json:"uuid"`
+		} `json:"threshold"`
+	}
+	if st, body := s.alertCall("POST", "/thresholds", threshold, &th); st != 201 {
+		t.Fatalf("threshold: %d %s", st, body)
+	}
+	var act struct {
+		Action struct {
+			ID string `json:"uuid"`
+		} `json:"action"`
+	}
+	if st, body := s.alertCall("POST", "/actions", map[string]any{"category": "thresholds", "thresholdid": th.Threshold.ID}, &act); st != 201 {
+		t.Fatalf("action: %d %s", st, body)
+	}
+	return th.Threshold.ID, act.Action.ID
+}
+
+// ddLoop runs dd's writes, 3,000 at a time (far over 1,000 a second),
+// until the function it returns is called (again at the test's end: only
+// the first call stops it).
+func ddLoop(t *testing.T, dd string) func() {
+	stop := make(chan struct{})
+	loopDone := make(chan struct{})
+	go func() {
+		defer close(loopDone)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			exec.Command(dd, "if=/dev/zero", "of=/dev/null", "bs=1", "count=3000", "status=none").Run()
+			time.Sleep(50 * time.Millisecond)
+		}
+	}()
+	stopLoop := sync.OnceFunc(func() { close(stop); <-loopDone })
+	t.Cleanup(stopLoop)
+	return stopLoop
+}
+
 func TestAlerts(t *testing.T) {
 	dir := t.TempDir()
 	s := startSonded(t, dir, "--budget", "-1", "--alert-backoff", "100ms", "--alert-retries", "1")
@@ -228,24 +274,8 @@ func TestAlerts(t *testing.T) {
 
 	// The threshold and its actions.
 	const limit, minpost, minclear, frequency = 1000, 3, 2, 2
-	var th struct {
-		Threshold struct {
-			ID string `json:"uuid"`
-		} `json:"threshold"`
-	}
-	st, body := s.alertCall("POST", "/thresholds", map[string]any{"statname": watched, "limit": limit, "type": "normal",
-		"minpost": minpost, "minclear": minclear, "frequency": frequency, "days": "all", "window_start": "none", "window_end": "none"}, &th)
-	if st != 201 {
-		t.Fatalf("threshold: %d %s", st, body)
-	}
-	var act struct {
-		Action struct {
-			ID string `json:"uuid"`
-		} `json:"action"`
-	}
-	if st, body := s.alertCall("POST", "/actions", map[string]any{"category": "thresholds", "thresholdid": th.Threshold.ID}, &act); st != 201 {
-		t.Fatalf("action: %d %s", st, body)
-	}
+	thID, actID := s.thresholdAction(t, map[string]any{"statname": watched, "limit": limit, "type": "normal",
+		"minpost": minpost, "minclear": minclear, "frequency": frequency, "days": "all", "window_start": "none", "window_end": "none"})
 	zero := 0
 	for _, it := range []map[string]any{
 		{"handler": "webhook", "url": hang.URL, "post": true, "clear": true, "timeout": 2, "retries": zero},
@@ -255,7 +285,7 @@ func TestAlerts(t *testing.T) {
 		{"handler": "resume_dataset", "dataset": drill, "post": true},
 		{"handler": "suspend_dataset", "dataset": drill, "clear": true},
 	} {
-		if st, body := s.alertCall("POST", "/actions/"+act.Action.ID, it, nil); st != 201 {
+		if st, body := s.alertCall("POST", "/actions/"+actID, it, nil); st != 201 {
 			t.Fatalf("item %v: %d %s", it, st, body)
 		}
 	}
@@ -267,7 +297,7 @@ func TestAlerts(t *testing.T) {
 	}{
 		{"/thresholds", map[string]any{"statname": "syscall.ops[execname=nosuch" + name + "]", "limit": 1}, "no such dataset"},
 		{"/thresholds", map[string]any{"statname": watched, "limit": 1, "minclear": -3}, "not negative"},
-		{"/actions/" + act.Action.ID, map[string]any{"handler": "pager"}, "handler"},
+		{"/actions/" + actID, map[string]any{"handler": "pager"}, "handler"},
 	} {
 		if st, body := s.alertCall("POST", bad.path, bad.body, nil); st != 400 || !strings.Contains(body, bad.want) {
 			t.Errorf("POST %s %v: %d %s", bad.path, bad.body, st, body)
@@ -275,23 +305,8 @@ func TestAlerts(t *testing.T) {
 	}
 
 	// The workload: a loop of dd's writes, far over 1000 a second.
-	stop := make(chan struct{})
-	loopDone := make(chan struct{})
 	start := time.Now().Truncate(time.Second)
-	go func() {
-		defer close(loopDone)
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			exec.Command(dd, "if=/dev/zero", "of=/dev/null", "bs=1", "count=3000", "status=none").Run()
-			time.Sleep(50 * time.Millisecond)
-		}
-	}()
-	stopLoop := sync.OnceFunc(func() { close(stop); <-loopDone })
-	defer stopLoop()
+	stopLoop := ddLoop(t, dd)
 	posted := s.waitEvent("posted", func(e alertEvent) bool { return !e.Posted.IsZero() })
 	// While it persists, it re-notifies.
 	s.waitEvent("re-notified", func(e alertEvent) bool { return e.ID == posted.ID && e.Notifications >= 2 })
@@ -375,7 +390,7 @@ func TestAlerts(t *testing.T) {
 	s.stop(syscall.SIGTERM)
 	s = startSonded(t, dir)
 	out, err = exec.Command(sonde, "analytics", "alerts", "thresholds", "-url", "http://"+s.addr).CombinedOutput()
-	if err != nil || !strings.Contains(string(out), th.Threshold.ID) || !strings.Contains(string(out), watched) {
+	if err != nil || !strings.Contains(string(out), thID) || !strings.Contains(string(out), watched) {
 		t.Errorf("after a restart, sonde analytics alerts thresholds: %v\n%s", err, out)
 	}
 	var evs struct{ Events []alertEvent }

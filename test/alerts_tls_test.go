@@ -99,21 +99,6 @@ func (s *sonded) testAction(t *testing.T) string {
 	if st, body := s.call("GET", "/datasets", nil, &ds); st != 200 || len(ds.Datasets) == 0 {
 		t.Fatalf("datasets: %d %s", st, body)
 	}
-	var th struct {
-		Threshold struct {
-			ID string `json:"uuid"`
-		} `json:"threshold"`
-	}
-	if st, body := s.alertCall("POST", "/thresholds", map[string]any{"statname": ds.Datasets[0].Name, "limit": 1e15}, &th); st != 201 {
-		t.Fatalf("threshold: %d %s", st, body)
-	}
-	var act struct {
-		Action struct {
-			ID string `json:"uuid"`
-		} `json:"action"`
-	}
-	if st, body := s.alertCall("POST", "/actions", map[string]any{"thresholdid": th.Threshold.ID}, &act); st != 201 {
-		t.Fatalf("action: %d %s", st, body)
-	}
-	return act.Action.ID
+	_, actID := s.thresholdAction(t, map[string]any{"statname": ds.Datasets[0].Name, "limit": 1e15})
+	return actID
 }
