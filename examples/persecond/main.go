@@ -1,9 +1,13 @@
 // Command persecond counts system calls per second for ten seconds with
-// the tracer library, the way the analytics agent samples a dataset: one D
-// program is compiled and started once, and every second its aggregation
-// is read whole (cumulative counts, summed over CPUs) and differenced with
-// the last reading, so that no event is lost or counted twice at a
-// second's boundary. Run as root:
+// the tracer library: one D program is compiled and started once, and every
+// second its aggregation is read whole (cumulative counts, summed over CPUs)
+// and differenced with the last reading. Counts only grow, so each event
+// falls into exactly one second's difference: none is lost or counted twice,
+// though one that lands while the CPUs are being read may be attributed to
+// the next second. (sonded goes further: it flips per-second generations of
+// its maps, so a second holds exactly the events of that second.)
+//
+// Run as root:
 //
 //	go run ./examples/persecond [-n seconds] [-top 5] ['D predicate']
 //
