@@ -91,7 +91,7 @@ func dumpStore(dir, out string, datasets []string, keyed int) (err error) {
 			for _, r := range s.Rows {
 				dr := dumpRow{Key: r.Key, Value: r.Value}
 				for _, b := range r.Buckets {
-					dr.Buckets = append(dr.Buckets, [4]int64{int64(b.Index), b.Min, b.Max, b.Count})
+					dr.Buckets = append(dr.Buckets, [4]int64{int64(b.Index), b.Min, int64(b.Max), b.Count})
 				}
 				l.Rows = append(l.Rows, dr)
 			}
@@ -119,7 +119,7 @@ func undump(lines []dumpLine) recording {
 		for _, dr := range l.Rows {
 			r := analytics.Row{Key: dr.Key, Value: dr.Value}
 			for _, b := range dr.Buckets {
-				r.Buckets = append(r.Buckets, analytics.Bucket{Index: int32(b[0]), Min: b[1], Max: b[2], Count: b[3]})
+				r.Buckets = append(r.Buckets, analytics.Bucket{Index: int32(b[0]), Min: b[1], Max: analytics.Bound(analytics.LegacyMax(b[1], b[2])), Count: b[3]})
 			}
 			s.Rows = append(s.Rows, r)
 		}

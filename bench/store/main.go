@@ -208,7 +208,7 @@ func convert(lines []line) recording {
 			}
 			for _, b := range r.Buckets {
 				idx, _ := slices.BinarySearch(mins, b.Min)
-				row.Buckets = append(row.Buckets, analytics.Bucket{Index: int32(idx), Min: b.Min, Max: b.Max, Count: b.Count})
+				row.Buckets = append(row.Buckets, analytics.Bucket{Index: int32(idx), Min: b.Min, Max: analytics.Bound(analytics.LegacyMax(b.Min, b.Max)), Count: b.Count})
 				row.Value += b.Count
 			}
 			s.Rows = append(s.Rows, row)

@@ -86,7 +86,7 @@ func buckets(r *rand.Rand, scale int64) []analytics.Bucket {
 	for i := 0; i < 40; i++ {
 		step := lo / 4
 		if c := int64(r.ExpFloat64() * float64(scale) / float64(1+abs(i-12))); c > 0 {
-			out = append(out, analytics.Bucket{Min: lo, Max: lo + step, Count: c})
+			out = append(out, analytics.Bucket{Min: lo, Max: analytics.Bound(lo + step), Count: c})
 		}
 		lo += step
 	}

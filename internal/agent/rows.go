@@ -31,7 +31,7 @@ func rowsOf(a *value.Aggregation, fn value.AggFunc, scale func(int) (int64, int6
 			for i, n := range r.Val.Buckets {
 				if n != 0 {
 					lo, hi := scale(i)
-					row.Buckets = append(row.Buckets, analytics.Bucket{Index: int32(i), Min: lo, Max: hi, Count: n})
+					row.Buckets = append(row.Buckets, analytics.Bucket{Index: int32(i), Min: lo, Max: analytics.Bound(hi), Count: n})
 					row.Value += n
 				}
 			}
@@ -91,10 +91,10 @@ func add(acc, r analytics.Row) analytics.Row {
 	}
 	byRange := map[[2]int64]analytics.Bucket{}
 	for _, b := range acc.Buckets {
-		byRange[[2]int64{b.Min, b.Max}] = b
+		byRange[[2]int64{b.Min, int64(b.Max)}] = b
 	}
 	for _, b := range r.Buckets {
-		k := [2]int64{b.Min, b.Max}
+		k := [2]int64{b.Min, int64(b.Max)}
 		if c, ok := byRange[k]; ok {
 			c.Count += b.Count
 			byRange[k] = c

@@ -666,22 +666,30 @@ func (e *Engine) evaluate(w *watch, s analytics.Second, start, end time.Time) []
 	return runs
 }
 
-// total sums a second's rows: values, and buckets by index.
+// total sums a second's rows: values, and buckets by range (an index is
+// a position in one scale, and a dataset exported after its creation has
+// two), in order of value.
 func total(rows []analytics.Row) analytics.Row {
 	var t analytics.Row
-	byIndex := map[int32]int{}
+	byRange := map[[2]int64]int{}
 	for _, r := range rows {
 		t.Value += r.Value
 		for _, b := range r.Buckets {
-			if i, ok := byIndex[b.Index]; ok {
+			k := [2]int64{b.Min, int64(b.Max)}
+			if i, ok := byRange[k]; ok {
 				t.Buckets[i].Count += b.Count
 				continue
 			}
-			byIndex[b.Index] = len(t.Buckets)
+			byRange[k] = len(t.Buckets)
 			t.Buckets = append(t.Buckets, b)
 		}
 	}
-	sort.Slice(t.Buckets, func(i, j int) bool { return t.Buckets[i].Index < t.Buckets[j].Index })
+	sort.Slice(t.Buckets, func(i, j int) bool {
+		if t.Buckets[i].Min != t.Buckets[j].Min {
+			return t.Buckets[i].Min < t.Buckets[j].Min
+		}
+		return t.Buckets[i].Max < t.Buckets[j].Max
+	})
 	return t
 }
 

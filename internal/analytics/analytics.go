@@ -109,12 +109,13 @@ type Dataset struct {
 	Export bool `json:"export,omitempty"`
 }
 
-// Bucket is one bucket of a distribution: [Min, Max) (Max absent for the
-// last) and how many events fell in it.
+// Bucket is one bucket of a distribution: [Min, Max) (Max Unbounded for
+// the open last one, which JSON gives without "max") and how many events
+// fell in it.
 type Bucket struct {
 	Index int32 `json:"-"` // the position in the statistic's scale
 	Min   int64 `json:"min"`
-	Max   int64 `json:"max,omitempty"`
+	Max   Bound `json:"max,omitzero"`
 	Count int64 `json:"count"`
 }
 

@@ -113,7 +113,7 @@ func TestDataDistribution(t *testing.T) {
 	want(t, do(t, srv, "POST", ds, `{"statistic": "io.latency[device]"}`), http.StatusCreated)
 	f.Put("io.latency[device]", analytics.PerSecond, sec(-1,
 		analytics.Row{Key: []string{"vda"}, Value: 3, Buckets: []analytics.Bucket{{Index: 10, Min: 1000, Max: 2000, Count: 2}, {Index: 11, Min: 2000, Max: 3000, Count: 1}}},
-		analytics.Row{Key: []string{"vdb"}, Value: 5, Buckets: []analytics.Bucket{{Index: 10, Min: 1000, Max: 2000, Count: 4}, {Index: 90, Min: 1 << 40, Count: 1}}}))
+		analytics.Row{Key: []string{"vdb"}, Value: 5, Buckets: []analytics.Bucket{{Index: 10, Min: 1000, Max: 2000, Count: 4}, {Index: 90, Min: 1 << 40, Max: analytics.Unbounded, Count: 1}}}))
 	got := dataOf(t, do(t, srv, "GET", ds+"/io.latency%5Bdevice%5D/data?start=20261125T09:59:58&seconds=2", ""))
 	b, _ := json.Marshal(got[len(got)-1]["data"])
 	wantJSON := `{"buckets":[{"count":6,"max":2000,"min":1000},{"count":1,"max":3000,"min":2000},{"count":1,"min":1099511627776}],` +

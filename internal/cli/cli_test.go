@@ -160,7 +160,7 @@ func TestReadDistribution(t *testing.T) {
 	f, url := agent(t, nil)
 	ok(t, url, "create", "io.latency")
 	f.Put("io.latency", analytics.PerSecond, sec(-1, analytics.Row{Value: 3, Buckets: []analytics.Bucket{
-		{Min: 1000, Max: 2000, Count: 2}, {Min: 1 << 30, Count: 1}}}))
+		{Min: 1000, Max: 2000, Count: 2}, {Min: 1 << 30, Max: analytics.Unbounded, Count: 1}}}))
 	csv := ok(t, url, "read", "io.latency", "-start", "20261125T09:59:59", "-o", "csv")
 	want := "time,key,min,max,count\n20261125T09:59:59,,1000,2000,2\n20261125T09:59:59,,1073741824,,1\n"
 	if csv != want {

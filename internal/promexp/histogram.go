@@ -8,6 +8,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/sonde-trace/sonde/internal/analytics"
 )
 
 // histogram is a distribution's series as a Prometheus histogram: classic
@@ -52,14 +54,17 @@ func (m *histogram) Write(out *dto.Metric) error {
 }
 
 // classicBuckets are the cumulative classic buckets of a distribution's
-// buckets, [min, max) -> count, max 0 for the open last one.
+// buckets, [min, max) -> count, max analytics.Unbounded for the open last
+// one. A bucket may end at 0 (lquantize()'s [-1, 0)): it is a bucket like
+// any other, le -1. The lower neighbour of a bucket starting at 0 (le -1,
+// always empty for latencies and sizes) is left out.
 func classicBuckets(buckets map[[2]int64]int64) []*dto.Bucket {
 	les := map[int64]bool{}
 	for b := range buckets {
-		if b[1] != 0 {
+		if b[1] != analytics.Unbounded {
 			les[b[1]-1] = true
 		}
-		if b[0] > 0 {
+		if b[0] != 0 && b[0] != math.MinInt64 {
 			les[b[0]-1] = true
 		}
 	}
@@ -72,7 +77,7 @@ func classicBuckets(buckets map[[2]int64]int64) []*dto.Bucket {
 	for _, le := range bounds {
 		var cum int64
 		for b, n := range buckets {
-			if b[1] != 0 && b[1]-1 <= le {
+			if b[1] != analytics.Unbounded && b[1]-1 <= le {
 				cum += n
 			}
 		}

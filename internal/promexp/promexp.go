@@ -97,6 +97,11 @@ func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	end := e.src.Sampled()
+	if end.IsZero() {
+		// The agent has not sampled its first second: no origin yet (one
+		// made of the zero time would start in year 1).
+		return
+	}
 	stats := map[string]analytics.Statistic{}
 	for _, s := range e.src.Statistics() {
 		stats[s.Name] = s
@@ -200,7 +205,7 @@ func (x *exported) add(secs []analytics.Second, maxSeries int) {
 			case analytics.Distribution:
 				ser.count += r.Value
 				for _, b := range r.Buckets {
-					ser.buckets[[2]int64{b.Min, b.Max}] += b.Count
+					ser.buckets[[2]int64{b.Min, int64(b.Max)}] += b.Count
 				}
 			default:
 				ser.value += float64(r.Value) * x.family.scale

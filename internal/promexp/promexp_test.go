@@ -115,6 +115,32 @@ func TestCountersExactAndStamped(t *testing.T) {
 	}
 }
 
+// A scrape before the agent's first second is sampled (Sampled is zero:
+// Prometheus scraping a sonded that has just started) makes no origin.
+// It made one in year 1, and each scrape then read MaxSeconds from there:
+// the dataset's metrics stayed empty, stamped in year 1, for good.
+func TestScrapeBeforeFirstSecond(t *testing.T) {
+	name := "syscall.ops"
+	src := &source{stats: []analytics.Statistic{ops()},
+		sets: []analytics.Dataset{{Name: name, Statistic: "syscall.ops", Export: true}},
+		secs: map[string][]analytics.Second{name: {
+			{Time: at(1), Rows: []analytics.Row{{Value: 1000}}},
+			{Time: at(2), Rows: []analytics.Row{{Value: 5}}},
+			{Time: at(3), Rows: []analytics.Row{{Value: 7}}},
+		}}}
+	e := New(src, nil)
+	if mf := gather(t, e)["sonde_export_folded_rows_total"]; mf != nil {
+		t.Errorf("nothing sampled yet, but served %v", mf)
+	}
+	src.sampled = at(1) // the origin: second 1 is the current one
+	gather(t, e)
+	src.sampled = at(4) // seconds 2 and 3 sampled
+	mf := gather(t, e)["sonde_syscall_ops_total"]
+	if mf == nil || len(mf.Metric) != 1 || mf.Metric[0].Counter.GetValue() != 12 || mf.Metric[0].GetTimestampMs() != at(4).UnixMilli() {
+		t.Fatalf("syscall.ops %v, want 12 at %d", mf, at(4).UnixMilli())
+	}
+}
+
 // Past MaxSeries, new keys are summed into "other" and counted; a key
 // that has a series keeps it.
 func TestFoldedIntoOther(t *testing.T) {
@@ -179,8 +205,12 @@ func TestHistogramBuckets(t *testing.T) {
 			"0:2 1:3 2:3 4:8 8:14", []int64{1, 0, 5, 6}, 2, 0},
 		{"the export scale", []analytics.Bucket{{Min: 0, Max: 2, Count: 2}, {Min: 2, Max: 3, Count: 1}, {Min: 3, Max: 4, Count: 5}, {Min: 4, Max: 5, Count: 6}, {Min: 129, Max: 137, Count: 1}},
 			"1:2 2:3 3:8 4:14 128:14 136:15", []int64{0, 1, 11, 0, 0, 0, 0, 0, 1}, 2, 1},
-		{"open last bucket", []analytics.Bucket{{Min: 10, Max: 20, Count: 1}, {Min: 100, Max: 0, Count: 2}},
+		{"open last bucket", []analytics.Bucket{{Min: 10, Max: 20, Count: 1}, {Min: 100, Max: analytics.Unbounded, Count: 2}},
 			"9:0 19:1 99:1", nil, 0, 0},
+		// lquantize(x, -4, 4)'s [-1, 0) and an underflow ending at 0 are
+		// buckets like any other (they were taken for the open one).
+		{"buckets ending at zero", []analytics.Bucket{{Min: math.MinInt64, Max: -4, Count: 1}, {Min: -1, Max: 0, Count: 3}, {Min: 2, Max: 3, Count: 2}},
+			"-5:1 -2:1 -1:4 1:4 2:6", nil, 0, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			name := "io.latency"

@@ -232,7 +232,8 @@ func RestoreTotals(d analytics.Dataset, stat analytics.Statistic, st TotalsState
 		s := &series{key: key, labels: t.x.family.labelValues(key), value: ss.Value, count: ss.Count,
 			buckets: map[[2]int64]int64{}, notNative: ss.NotNative}
 		for _, b := range ss.Buckets {
-			s.buckets[[2]int64{b[0], b[1]}] = b[2]
+			// saved before 0 stopped meaning the open bucket's end
+			s.buckets[[2]int64{b[0], analytics.LegacyMax(b[0], b[1])}] = b[2]
 		}
 		t.x.series[joinKey(key)] = s
 	}

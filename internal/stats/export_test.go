@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sonde-trace/sonde/internal/analytics"
 	"github.com/sonde-trace/sonde/internal/value"
 )
 
@@ -38,7 +39,7 @@ func TestExportScale(t *testing.T) {
 			t.Errorf("bucket %d [%d, %d) straddles the native bound %d", i, lo, hi, int64(1)<<k)
 		}
 	}
-	if lo, hi := scale(n - 1); lo != prev || hi != 0 || prev != 1<<37+1 {
+	if lo, hi := scale(n - 1); lo != prev || hi != analytics.Unbounded || prev != 1<<37+1 {
 		t.Errorf("last bucket [%d, %d) after %d", lo, hi, prev)
 	}
 	var vs []int64

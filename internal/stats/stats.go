@@ -172,8 +172,8 @@ func (b *builtin) check(spec *Spec) error {
 // parameters p. llquantize(): bucket 0 is [0, factor^low) (llquantize is
 // for magnitudes; values below, negative ones too, count there), then
 // value.LlquantizeLayout's bounds. lquantize(): bucket 0 is [MinInt64,
-// base), then steps. The last bucket is open: its max is 0, as
-// analytics.Bucket leaves it out. An index out of range gives 0, 0.
+// base), then steps. The last bucket is open: its max is
+// analytics.Unbounded. An index out of range gives 0, 0.
 func scaleOf(f value.AggFunc, p value.AggParams) (func(int) (int64, int64), error) {
 	var bounds []int64
 	low := int64(0)
@@ -203,7 +203,7 @@ func scaleOf(f value.AggFunc, p value.AggParams) (func(int) (int64, int64), erro
 		case i == 0:
 			return low, bounds[0]
 		case i == len(bounds):
-			return bounds[i-1], 0
+			return bounds[i-1], analytics.Unbounded
 		}
 		return bounds[i-1], bounds[i]
 	}, nil
@@ -223,7 +223,7 @@ func shifted(p value.AggParams) func(int) (int64, int64) {
 		if i > 0 {
 			lo++
 		}
-		if hi != 0 {
+		if hi != analytics.Unbounded {
 			hi++
 		}
 		return lo, hi

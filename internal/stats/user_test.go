@@ -139,7 +139,7 @@ syscall::close:entry { this->n = probefunc; @calls[execname, this->n, arg0] = co
 	if lo, hi := p.Scale(1); lo != 0 || hi != 10 {
 		t.Errorf("lquantize bucket 1: [%d, %d), want [0, 10)", lo, hi)
 	}
-	if lo, hi := p.Scale(11); lo != 100 || hi != 0 {
+	if lo, hi := p.Scale(11); lo != 100 || hi != analytics.Unbounded {
 		t.Errorf("lquantize last bucket: [%d, %d), want [100, open)", lo, hi)
 	}
 	compile(t, p.Program)

@@ -219,7 +219,7 @@ func encodeBody(version byte, start, step int64, ivs []analytics.Second) [][]byt
 	for _, t := range table {
 		b = binary.AppendVarint(b, int64(t.Index)-int64(prev.Index))
 		b = binary.AppendVarint(b, t.Min-prev.Min)
-		b = binary.AppendVarint(b, t.Max-prev.Max)
+		b = binary.AppendVarint(b, int64(t.Max-prev.Max))
 		prev = t
 	}
 	for _, c := range cols {
@@ -525,8 +525,9 @@ func readTable(r *reader) []analytics.Bucket {
 	for i := range table {
 		prev.Index += int32(r.varint())
 		prev.Min += r.varint()
-		prev.Max += r.varint()
+		prev.Max += analytics.Bound(r.varint())
 		table[i] = prev
+		table[i].Max = analytics.Bound(analytics.LegacyMax(prev.Min, int64(prev.Max))) // written when 0 ended the open bucket
 	}
 	return table
 }

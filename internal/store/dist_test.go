@@ -41,9 +41,9 @@ func randomDist(r *rand.Rand, n int) []analytics.Second {
 		if r.IntN(20) == 0 {
 			idx = -idx
 		}
-		table[i] = analytics.Bucket{Index: idx, Min: int64(idx) * 10, Max: int64(idx)*10 + r.Int64N(10)}
+		table[i] = analytics.Bucket{Index: idx, Min: int64(idx) * 10, Max: analytics.Bound(int64(idx)*10 + 1 + r.Int64N(10))}
 		if r.IntN(10) == 0 {
-			table[i].Max = 0
+			table[i].Max = analytics.Unbounded
 		}
 	}
 	scale := 1 + r.IntN(40)

@@ -161,7 +161,7 @@ func encodeHead(samples int, rows []analytics.Row) []byte {
 		for _, k := range r.Buckets {
 			b = binary.AppendVarint(b, int64(k.Index))
 			b = binary.AppendVarint(b, k.Min)
-			b = binary.AppendVarint(b, k.Max)
+			b = binary.AppendVarint(b, int64(k.Max))
 			b = binary.AppendVarint(b, k.Count)
 		}
 	}
@@ -191,7 +191,10 @@ func decodeHead(b []byte) (samples int, rows []analytics.Row, err error) {
 		row := analytics.Row{Key: r.key(), Value: r.varint()}
 		nb := r.count()
 		for range nb {
-			row.Buckets = append(row.Buckets, analytics.Bucket{Index: int32(r.varint()), Min: r.varint(), Max: r.varint(), Count: r.varint()})
+			idx, lo, hi := int32(r.varint()), r.varint(), r.varint()
+			// written when 0 ended the open bucket
+			b := analytics.Bucket{Index: idx, Min: lo, Max: analytics.Bound(analytics.LegacyMax(lo, hi)), Count: r.varint()}
+			row.Buckets = append(row.Buckets, b)
 		}
 		rows = append(rows, row)
 	}

@@ -85,8 +85,9 @@ func latency(i int) analytics.Second {
 // bucket is bucket idx of a log-linear scale, the last one open.
 func bucket(idx int32, count int64) analytics.Bucket {
 	b := analytics.Bucket{Index: idx, Min: int64(idx) * int64(idx) * 10, Count: count}
+	b.Max = analytics.Unbounded
 	if idx < 39 {
-		b.Max = int64(idx+1) * int64(idx+1) * 10
+		b.Max = analytics.Bound(int64(idx+1) * int64(idx+1) * 10)
 	}
 	return b
 }

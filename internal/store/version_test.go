@@ -96,7 +96,7 @@ func (g *golden) seconds() []analytics.Second {
 		for _, r := range iv.Rows {
 			row := analytics.Row{Key: r.Key, Value: r.Value}
 			for _, b := range r.Buckets {
-				row.Buckets = append(row.Buckets, analytics.Bucket{Index: int32(b[0]), Min: b[1], Max: b[2], Count: b[3]})
+				row.Buckets = append(row.Buckets, analytics.Bucket{Index: int32(b[0]), Min: b[1], Max: analytics.Bound(analytics.LegacyMax(b[1], b[2])), Count: b[3]})
 			}
 			s.Rows = append(s.Rows, row)
 		}

@@ -37,7 +37,7 @@ func TestBucketRangeHoldsItsValues(t *testing.T) {
 			}
 			i := tc.bucket(v)
 			lo, hi := r(i)
-			if v < lo || (hi != 0 && v >= hi) {
+			if v < lo || (hi != math.MaxInt64 && v >= hi) {
 				t.Errorf("%v: %d in bucket %d, ranged [%d, %d)", tc.agg.Func, v, i, lo, hi)
 			}
 		}
