@@ -52,6 +52,7 @@ type config struct {
 	keyLimit               int
 	retainSec, retainMin   string
 	retainHour, maxStorage string
+	maxCaptures            string
 	alertTimeout           time.Duration
 	alertBackoff           time.Duration
 	alertRetries           int
@@ -85,6 +86,7 @@ func run(args []string, stderr io.Writer) int {
 	fs.StringVar(&c.retainMin, "retain-minutes", "", "how long per-minute data is kept (default 14d)")
 	fs.StringVar(&c.retainHour, "retain-hours", "", "how long per-hour data is kept (default 90d)")
 	fs.StringVar(&c.maxStorage, "max-storage", "", "cap on the store's size on disk, e.g. 10g (default none)")
+	fs.StringVar(&c.maxCaptures, "max-capture-storage", "256m", "cap on the alert captures' parts kept; past it the oldest are discarded")
 	fs.DurationVar(&c.alertTimeout, "alert-timeout", 10*time.Second, "how long one attempt of an alert action may take")
 	fs.IntVar(&c.alertRetries, "alert-retries", 3, "how many times a failed alert action is tried again")
 	fs.DurationVar(&c.alertBackoff, "alert-backoff", time.Second, "the wait before an alert action's first retry (doubled for each next)")
@@ -130,6 +132,10 @@ func serve(c *config, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	captureBytes, err := parseBytes(c.maxCaptures)
+	if err != nil || captureBytes <= 0 {
+		return fmt.Errorf("--max-capture-storage %q: want a size such as 256m", c.maxCaptures)
+	}
 	var rwc remotewrite.Config
 	if c.remoteWrite.url != "" {
 		if rwc, err = c.remoteWrite.config(); err != nil {
@@ -161,7 +167,7 @@ func serve(c *config, stderr io.Writer) error {
 		scheme = "https"
 	}
 	alerts, err := alert.New(alert.Config{Meta: db, Datasets: a, Timeout: c.alertTimeout, Retries: retries(c.alertRetries),
-		Backoff: c.alertBackoff, Link: scheme + "://" + ln.Addr().String(), Logf: logger.Printf})
+		Backoff: c.alertBackoff, Link: scheme + "://" + ln.Addr().String(), Logf: logger.Printf, MaxCaptureBytes: captureBytes})
 	if err != nil {
 		ln.Close()
 		a.Close()

@@ -64,6 +64,45 @@ type CaptureInfo struct {
 	// them; Truncated says a part was cut at 4 MiB.
 	Warnings  string `json:"warnings,omitempty"`
 	Truncated bool   `json:"truncated,omitempty"`
+	// Bytes is the size of the parts kept. Discarded: they were deleted
+	// to keep all captures within the agent's budget (MaxCaptureBytes),
+	// the oldest first; the record stays.
+	Bytes     int64 `json:"bytes,omitempty"`
+	Discarded bool  `json:"discarded,omitempty"`
+}
+
+// DefaultMaxCaptureBytes is the default budget of all captures' parts.
+const DefaultMaxCaptureBytes = 256 << 20
+
+// captureParts are the parts a capture may have.
+var captureParts = []string{"folded", "svg", "output"}
+
+// keepWithinBudget discards the parts of the oldest captures until all
+// of them fit in MaxCaptureBytes (e.mu held).
+func (e *Engine) keepWithinBudget() {
+	for _, ev := range e.events {
+		if e.captureBytes <= e.cfg.MaxCaptureBytes {
+			return
+		}
+		changed := false
+		for i := range ev.Captures {
+			c := &ev.Captures[i]
+			if c.Discarded || c.Bytes == 0 || e.captureBytes <= e.cfg.MaxCaptureBytes {
+				continue
+			}
+			for _, part := range captureParts {
+				e.gone = append(e.gone, captureKey(ev.ID, c.Item, part))
+			}
+			e.captureBytes -= c.Bytes
+			e.cfg.Logf("alert: event %s: capture %s: its %d bytes discarded (captures are kept within %d bytes, the oldest go first)",
+				ev.ID, c.Item, c.Bytes, e.cfg.MaxCaptureBytes)
+			c.Folded, c.SVG, c.Output, c.Discarded, c.Bytes = "", "", "", true, 0
+			changed = true
+		}
+		if changed {
+			e.saveEvent(ev)
+		}
+	}
 }
 
 // keyCapture is where a capture's parts are kept: +event/item/part.
@@ -278,6 +317,7 @@ func (c captureSender) send(ctx context.Context, n Notice) error {
 		if err := c.e.cfg.Meta.PutMeta(captureKey(n.Event, c.it.ID, part), b); err != nil {
 			return fmt.Errorf("capture: keeping its %s: %w", part, err)
 		}
+		info.Bytes += int64(len(b))
 	}
 	c.e.attach(n.Event, info)
 	if info.Stacks == 0 && len(res.Output) == 0 {
@@ -293,7 +333,9 @@ func (e *Engine) attach(event string, c CaptureInfo) {
 	for i := len(e.events) - 1; i >= 0; i-- {
 		if ev := e.events[i]; ev.ID == event {
 			ev.Captures = append(ev.Captures, c)
+			e.captureBytes += c.Bytes
 			e.saveEvent(ev)
+			e.keepWithinBudget()
 			return
 		}
 	}

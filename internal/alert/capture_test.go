@@ -105,6 +105,61 @@ func TestCaptureAttached(t *testing.T) {
 	}
 }
 
+// Captures are kept within MaxCaptureBytes: past it, the oldest captures'
+// parts are deleted, and their records say so; an engine started on a
+// store past its (smaller) budget trims it the same way.
+func TestCaptureBudget(t *testing.T) {
+	out := func(ctx context.Context, src string, d time.Duration) (CaptureResult, error) {
+		return CaptureResult{Output: []byte(strings.Repeat("x", 1000))}, nil
+	}
+	r := newRig(t, Config{Retries: -1, Capture: out, CheckProgram: func(string) error { return nil }, MaxCaptureBytes: 2500}, "fake.ops[execname]")
+	th := r.threshold(t, Threshold{Statname: "fake.ops[execname]", Limit: 100, Minpost: 1, Minclear: 1, Frequency: 1, PerKey: true})
+	if _, err := r.e.CreateAction(Action{ThresholdID: th.ID, Items: []Item{{Handler: Capture, Seconds: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	for i, k := range []string{"a", "b", "c"} {
+		r.keyed("fake.ops[execname]", sec(i), map[string]int64{k: 500})
+		r.e.Wait()
+	}
+	evs := r.e.Events()
+	if len(evs) != 3 {
+		t.Fatalf("%d events", len(evs))
+	}
+	var kept int64
+	for i, ev := range evs {
+		if len(ev.Captures) != 1 {
+			t.Fatalf("event %d: captures %+v", i, ev.Captures)
+		}
+		c := ev.Captures[0]
+		if gone := i == 0; c.Discarded != gone || (c.Output == "") != gone || (c.Bytes == 0) != gone {
+			t.Errorf("event %d (oldest first): capture %+v", i, c)
+		}
+		kept += c.Bytes
+	}
+	if kept != 2000 {
+		t.Errorf("%d bytes kept, want 2000", kept)
+	}
+	if keys, _ := r.m.ListMeta(keyCapture); len(keys) != 2 {
+		t.Errorf("parts kept: %v", keys)
+	}
+
+	// A restart with a budget of one capture.
+	r.e.Close()
+	e, err := New(Config{Meta: r.m, Datasets: r.ds, Now: r.clk.Now, MaxCaptureBytes: 1500, Capture: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	e.Wait()
+	evs = e.Events()
+	if !evs[1].Captures[0].Discarded || evs[2].Captures[0].Discarded {
+		t.Errorf("after a restart within 1500 bytes: %+v, %+v", evs[1].Captures[0], evs[2].Captures[0])
+	}
+	if keys, _ := r.m.ListMeta(keyCapture); len(keys) != 1 {
+		t.Errorf("parts kept after the restart: %v", keys)
+	}
+}
+
 // A capture that fails is a failed attempt, with the reason; a capture
 // item is refused on clear or with a negative length.
 func TestCaptureFails(t *testing.T) {

@@ -67,6 +67,10 @@ type Config struct {
 	// per-key threshold posting for many keys at once does not start a
 	// tracing session for each.
 	MaxCaptures int
+	// MaxCaptureBytes bounds the parts of all captures kept (default
+	// DefaultMaxCaptureBytes): past it, the oldest captures' parts are
+	// discarded, their records kept and marked.
+	MaxCaptureBytes int64
 }
 
 // Meta keys.
@@ -97,8 +101,10 @@ type Engine struct {
 	loops   sync.WaitGroup
 	// started is when the engine started (SNMP's sysUpTime).
 	started time.Time
-	// capturing holds a token for each capture running.
-	capturing chan struct{}
+	// capturing holds a token for each capture running. captureBytes is
+	// the size of the captures' parts kept.
+	capturing    chan struct{}
+	captureBytes int64
 
 	// dirty are the events to write (nil: to delete), by sequence
 	// number; the writer writes them outside e.mu, so that neither the
@@ -159,6 +165,9 @@ func New(cfg Config) (*Engine, error) {
 	}
 	if cfg.MaxCaptures <= 0 {
 		cfg.MaxCaptures = 4
+	}
+	if cfg.MaxCaptureBytes <= 0 {
+		cfg.MaxCaptureBytes = DefaultMaxCaptureBytes
 	}
 	e := &Engine{cfg: cfg, watches: map[string]*watch{}, actions: map[string]*Action{}, dirty: map[uint64]*Event{}, resends: map[string]*resend{},
 		wake: make(chan struct{}, 1), stopWrite: make(chan struct{}), written: make(chan struct{})}
@@ -280,12 +289,25 @@ func (e *Engine) load() error {
 			continue
 		}
 		e.events = append(e.events, &ev)
+		for i := range ev.Captures {
+			c := &ev.Captures[i]
+			if c.Bytes == 0 && !c.Discarded {
+				// kept before captures had a size
+				for _, part := range captureParts {
+					if b, err := e.cfg.Meta.GetMeta(captureKey(ev.ID, c.Item, part)); err == nil {
+						c.Bytes += int64(len(b))
+					}
+				}
+			}
+			e.captureBytes += c.Bytes
+		}
 		var seq uint64
 		if _, err := fmt.Sscanf(strings.TrimPrefix(k, keyEvent), "%d", &seq); err == nil {
 			ev.seq, e.seq = seq, max(e.seq, seq)
 		}
 		e.resume(&ev)
 	}
+	e.keepWithinBudget()
 	return nil
 }
 
@@ -764,9 +786,10 @@ func (e *Engine) evict() {
 	e.events = append(e.events[:i], e.events[i+1:]...)
 	e.dirty[old.seq] = nil
 	for _, c := range old.Captures {
-		for _, part := range []string{"folded", "svg", "output"} {
+		for _, part := range captureParts {
 			e.gone = append(e.gone, captureKey(old.ID, c.Item, part))
 		}
+		e.captureBytes -= c.Bytes
 	}
 	e.poke()
 }
