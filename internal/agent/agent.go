@@ -104,6 +104,8 @@ type Agent struct {
 	createMu sync.Mutex // serialises Create and resumptions
 	mu       sync.Mutex
 	sets     map[string]*dataset
+	// nextID numbers the next dataset created.
+	nextID   int
 	events   []analytics.Event
 	eventSeq uint64
 	sheets   map[string]analytics.Worksheet

@@ -306,6 +306,47 @@ func TestRestart(t *testing.T) {
 	}
 }
 
+// A dataset's id (dataset-NNN) is given when it is created and never
+// changes or comes back: it was its place in the list by name, so that
+// creating "a.b" made "destroy dataset-003" destroy another dataset.
+// Datasets kept before ids were kept get their places by name, the ids
+// they were shown.
+func TestDatasetIDs(t *testing.T) {
+	st := NewMemStore()
+	st.meta[keyInit] = []byte("test")
+	st.meta[keyDataset+"fake.ops[k]"] = []byte(`{"name":"fake.ops[k]","state":"archived","created":"2025-03-01T12:00:00Z"}`)
+	st.meta[keyDataset+"fake.lat"] = []byte(`{"name":"fake.lat","state":"archived","created":"2025-03-01T12:00:00Z"}`)
+	ids := func(a *Agent) map[string]int {
+		m := map[string]int{}
+		for _, d := range a.Datasets() {
+			m[d.Name] = d.ID
+		}
+		return m
+	}
+	r := newRig(t, st, Config{})
+	if got := ids(r.a); got["fake.lat"] != 0 || got["fake.ops[k]"] != 1 {
+		t.Fatalf("ids of datasets kept without them: %v", got)
+	}
+	if d := r.create(t, "fake.ops", analytics.Archived); d.ID != 2 {
+		t.Errorf("new dataset: id %d, want 2", d.ID)
+	}
+	if err := r.a.Destroy("fake.ops"); err != nil {
+		t.Fatal(err)
+	}
+	if d := r.create(t, "fake.lat[k]", analytics.Archived); d.ID != 3 {
+		t.Errorf("after a destroy: id %d, want 3 (2 is not reused)", d.ID)
+	}
+	r.a.Close()
+	r2 := newRig(t, st, Config{})
+	want := map[string]int{"fake.lat": 0, "fake.ops[k]": 1, "fake.lat[k]": 3}
+	if got := ids(r2.a); len(got) != 3 || got["fake.lat"] != 0 || got["fake.ops[k]"] != 1 || got["fake.lat[k]"] != 3 {
+		t.Errorf("after a restart: %v, want %v", got, want)
+	}
+	if d := r2.create(t, "fake.ops", analytics.Archived); d.ID != 4 {
+		t.Errorf("after a restart: new id %d, want 4", d.ID)
+	}
+}
+
 func sortedDefaults() []string {
 	d := append([]string(nil), stats.Defaults()...)
 	sortStrings(d)

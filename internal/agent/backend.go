@@ -142,6 +142,7 @@ func (a *Agent) Create(spec string, state analytics.State) (analytics.Dataset, e
 		return analytics.Dataset{}, errClosed
 	}
 	ds.coll, ds.info.State, ds.info.Created, ds.open = c, state, a.now().UTC(), state == analytics.Open
+	ds.info.ID = a.newID()
 	ds.last = a.st.Last(ds.info.Name)
 	a.sets[ds.info.Name] = ds
 	a.saveDataset(ds)

@@ -18,12 +18,15 @@ const (
 	keyStatistic = "statistic/"
 	keySheet     = "worksheet/"
 	keyEvent     = "event/"
+	keyNextID    = "agent/next-dataset-id"
 )
 
 func eventKey(seq uint64) string { return fmt.Sprintf("%s%016d", keyEvent, seq) }
 
 // datasetDoc is a dataset as kept: its name (the spec) and state.
 type datasetDoc struct {
+	// ID is nil in what was kept before datasets had ids of their own.
+	ID       *int            `json:"id,omitempty"`
 	Name     string          `json:"name"`
 	State    analytics.State `json:"state"`
 	Open     bool            `json:"open,omitempty"` // kept in memory only, also while suspended
@@ -65,7 +68,8 @@ func (a *Agent) getJSON(key string, v any) error {
 
 // saveDataset keeps ds's definition and state (a.mu held).
 func (a *Agent) saveDataset(ds *dataset) {
-	a.putJSON(keyDataset+ds.info.Name, datasetDoc{Name: ds.info.Name, State: ds.info.State, Open: ds.open, Created: ds.info.Created,
+	id := ds.info.ID
+	a.putJSON(keyDataset+ds.info.Name, datasetDoc{ID: &id, Name: ds.info.Name, State: ds.info.State, Open: ds.open, Created: ds.info.Created,
 		Overflow: ds.info.Overflow, Dropped: ds.info.Dropped, Export: ds.info.Export})
 }
 
@@ -154,6 +158,12 @@ func (a *Agent) loadWorksheets() {
 // program fails) is reported and shown suspended; its kept state is
 // left as it was, so that the next start tries again.
 func (a *Agent) loadDatasets() error {
+	if b, err := a.st.GetMeta(keyNextID); err == nil && b != nil {
+		if err := json.Unmarshal(b, &a.nextID); err != nil {
+			a.cfg.Logf("%s: %v", keyNextID, err)
+		}
+	}
+	var unnumbered []*dataset
 	for _, k := range a.list(keyDataset) {
 		var d datasetDoc
 		if err := a.getJSON(k, &d); err != nil {
@@ -166,6 +176,12 @@ func (a *Agent) loadDatasets() error {
 			a.event("error", d.Name, "the dataset could not be loaded: %v", err)
 			a.mu.Unlock()
 			continue
+		}
+		if d.ID != nil {
+			ds.info.ID = *d.ID
+			a.nextID = max(a.nextID, ds.info.ID+1)
+		} else {
+			unnumbered = append(unnumbered, ds)
 		}
 		ds.info.State, ds.info.Created, ds.open = d.State, d.Created, d.Open || d.State == analytics.Open
 		ds.info.Overflow, ds.info.Dropped = d.Overflow, d.Dropped
@@ -185,5 +201,22 @@ func (a *Agent) loadDatasets() error {
 		a.sets[ds.info.Name] = ds
 		a.mu.Unlock()
 	}
+	// Datasets kept before they had ids of their own were numbered by
+	// their place in the list by name: they keep those numbers.
+	sort.Slice(unnumbered, func(i, j int) bool { return unnumbered[i].info.Name < unnumbered[j].info.Name })
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, ds := range unnumbered {
+		ds.info.ID = a.newID()
+		a.saveDataset(ds)
+	}
 	return nil
+}
+
+// newID numbers a new dataset (a.mu held).
+func (a *Agent) newID() int {
+	id := a.nextID
+	a.nextID++
+	a.putJSON(keyNextID, a.nextID)
+	return id
 }

@@ -83,6 +83,9 @@ const (
 
 // Dataset is what the agent says of one dataset.
 type Dataset struct {
+	// ID numbers the dataset for good (the appliance's dataset-NNN):
+	// given when it is created, never reused.
+	ID         int       `json:"id"`
 	Name       string    `json:"name"` // "syscall.ops[execname=dd][name]"
 	Statistic  string    `json:"statistic"`
 	Filters    []Filter  `json:"filters,omitempty"`

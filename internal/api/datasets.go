@@ -14,9 +14,8 @@ import (
 // properties (dataset, href, name, grouping, explanation, incore, size,
 // suspended, activity) and ours.
 type datasetJSON struct {
-	// Dataset is the appliance's id, "dataset-NNN": the dataset's
-	// position among all, by name. It changes when datasets come and
-	// go; the name is the dataset's address.
+	// Dataset is the appliance's id, "dataset-NNN": given when the
+	// dataset is created, never reused. The name is its address.
 	Dataset     string `json:"dataset"`
 	Href        string `json:"href"`
 	Name        string `json:"name"`
@@ -48,8 +47,7 @@ func datasetHref(name string) string {
 	return Prefix + "/datasets/" + escape(name)
 }
 
-// sortedDatasets lists the backend's datasets by name, their order for
-// the dataset-NNN ids.
+// sortedDatasets lists the backend's datasets by name.
 func (h *Handler) sortedDatasets() []analytics.Dataset {
 	ds := h.b.Datasets()
 	slices.SortFunc(ds, func(a, b analytics.Dataset) int { return strings.Compare(a.Name, b.Name) })
@@ -65,8 +63,8 @@ func (h *Handler) statistics() map[string]analytics.Statistic {
 	return m
 }
 
-// showDataset makes the API's view of d, whose id is dataset-index.
-func showDataset(d analytics.Dataset, index int, stats map[string]analytics.Statistic) datasetJSON {
+// showDataset makes the API's view of d.
+func showDataset(d analytics.Dataset, stats map[string]analytics.Statistic) datasetJSON {
 	st := stats[d.Statistic]
 	grouping, _, _ := strings.Cut(d.Statistic, ".")
 	expl := st.Description
@@ -76,12 +74,8 @@ func showDataset(d analytics.Dataset, index int, stats map[string]analytics.Stat
 	for _, f := range d.Filters {
 		expl += fmt.Sprintf(" where %s is %s", f.Breakdown, f.Value)
 	}
-	id := ""
-	if index >= 0 {
-		id = fmt.Sprintf("dataset-%03d", index)
-	}
 	return datasetJSON{
-		Dataset: id, Href: datasetHref(d.Name), Name: d.Name, Grouping: grouping,
+		Dataset: fmt.Sprintf("dataset-%03d", d.ID), Href: datasetHref(d.Name), Name: d.Name, Grouping: grouping,
 		Explanation: strings.TrimSpace(expl), Incore: d.InCore, Size: d.OnDisk,
 		Suspended: d.State == analytics.Suspended, Activity: "none",
 		Statistic: d.Statistic, Filters: nonNil(d.Filters), Breakdowns: nonNil(d.Breakdowns),
@@ -100,8 +94,7 @@ func nonNil[T any](s []T) []T {
 
 // showOne shows d with its id among all datasets.
 func (h *Handler) showOne(d analytics.Dataset) datasetJSON {
-	index := slices.IndexFunc(h.sortedDatasets(), func(x analytics.Dataset) bool { return x.Name == d.Name })
-	return showDataset(d, index, h.statistics())
+	return showDataset(d, h.statistics())
 }
 
 // routeDatasets serves /datasets, /datasets/data (prune),
@@ -147,8 +140,8 @@ func (h *Handler) routeDatasets(w http.ResponseWriter, r *http.Request, item str
 func (h *Handler) listDatasets(w http.ResponseWriter, r *http.Request) {
 	stats := h.statistics()
 	out := []datasetJSON{}
-	for i, d := range h.sortedDatasets() {
-		out = append(out, showDataset(d, i, stats))
+	for _, d := range h.sortedDatasets() {
+		out = append(out, showDataset(d, stats))
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"datasets": out})
 }

@@ -60,13 +60,14 @@ func TestDatasetsCommands(t *testing.T) {
 	}
 	ok(t, url, "create", "-open", "io.latency")
 	out = ok(t, url, "datasets")
+	// dd's dataset keeps its id, though io.latency comes first by name.
 	want = "DATASET     STATE      INCORE  ONDISK  NAME\n" +
-		"dataset-000 open        1.24M   15.5M  io.latency\n" +
-		"dataset-001 archived    1.24M   15.5M  syscall.ops[execname=dd][name]\n"
+		"dataset-001 open        1.24M   15.5M  io.latency\n" +
+		"dataset-000 archived    1.24M   15.5M  syscall.ops[execname=dd][name]\n"
 	if out != want {
 		t.Fatalf("datasets:\n%s\nwant\n%s", out, want)
 	}
-	if out = ok(t, url, "suspend", "dataset-001"); !strings.Contains(out, "suspended") {
+	if out = ok(t, url, "suspend", "dataset-000"); !strings.Contains(out, "suspended") || !strings.Contains(out, "syscall.ops[execname=dd][name]") {
 		t.Fatalf("suspend: %s", out)
 	}
 	ok(t, url, "resume", "syscall.ops[execname=dd][name]")

@@ -23,6 +23,7 @@ type Fake struct {
 	now        time.Time
 	stats      []analytics.Statistic
 	sets       map[string]*analytics.Dataset
+	nextID     int
 	data       map[string]map[analytics.Granularity][]analytics.Second
 	events     []analytics.Event
 	worksheets []analytics.Worksheet
@@ -138,6 +139,8 @@ func (f *Fake) Create(spec string, state analytics.State) (analytics.Dataset, er
 		return d, err
 	}
 	d.State = state
+	d.ID = f.nextID
+	f.nextID++
 	d.Created = f.now.Add(time.Duration(len(f.sets)) * time.Nanosecond)
 	d.InCore, d.OnDisk = 1300000, 16252928
 	d.Program = "syscall:::entry { @a = count(); }"
