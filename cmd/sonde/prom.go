@@ -111,8 +111,8 @@ func aggsOf(sess *tracer.Session) []aggprom.Agg {
 }
 
 // buckets are a quantization's buckets that counted. The last bucket of
-// every quantization, last, is open: its upper bound, 0 from BucketRange,
-// is none (a bucket [-1, 0) also ends at 0, and is not open).
+// every quantization, last, is open: its upper bound (math.MaxInt64 from
+// BucketRange) is none.
 func buckets(counts []int64, scale func(int) (int64, int64), last int) []aggprom.Bucket {
 	var out []aggprom.Bucket
 	for i, n := range counts {
