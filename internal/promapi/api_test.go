@@ -18,6 +18,8 @@ type source struct {
 	created time.Time
 	sampled time.Time
 	secs    map[string][]analytics.Second
+	// pruned: a tier's intervals before its time are gone.
+	pruned map[analytics.Granularity]time.Time
 }
 
 var testStats = []analytics.Statistic{
@@ -38,6 +40,13 @@ func (s *source) Sampled() time.Time { return s.sampled }
 func (s *source) Data(_ context.Context, name string, start time.Time, n int, g analytics.Granularity, _ bool) ([]analytics.Second, error) {
 	w := g.Width()
 	var out []analytics.Second
+	if p, ok := s.pruned[g]; ok && start.Before(p) {
+		if k := int(p.Sub(start) / w); k < n {
+			start, n = start.Add(time.Duration(k)*w), n-k
+		} else {
+			return nil, nil
+		}
+	}
 	if g == analytics.PerSecond {
 		secs := s.secs[name]
 		for _, sec := range secs {
@@ -146,6 +155,56 @@ func TestQueries(t *testing.T) {
 	}
 	if v := value(`histogram_quantile(0.5, rate(sonde_syscall_latency_nanoseconds_bucket[1m]))`); v <= 512 || v > 576 {
 		t.Errorf("classic median %v, want it in (512, 576]", v)
+	}
+}
+
+// Where seconds (and minutes) are pruned, the coarser tiers stand in:
+// a sample at the end of each minute or hour they hold, exact, and none
+// for the instants only they cover. The counters rose nowhere in the
+// pruned time (the seconds, empty, were read as seconds without events):
+// rate() said 0 over the last 7 days.
+func TestPrunedTiers(t *testing.T) {
+	t0 := time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC)
+	src := newSource(t0, 3*3600)
+	src.pruned = map[analytics.Granularity]time.Time{analytics.PerSecond: t0.Add(2 * time.Hour), analytics.PerMinute: t0.Add(time.Hour)}
+	a, err := New(src, Config{Host: "h"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(a.Handler())
+	defer srv.Close()
+	at := func(k int) []any {
+		r := get(t, srv, "/api/v1/query", url.Values{"query": {`sonde_syscall_ops_total{name="write"}`}, "time": {t0.Add(time.Duration(k) * time.Second).Format(time.RFC3339)}})
+		return r["data"].(map[string]any)["result"].([]any)
+	}
+	for _, k := range []int{3600, 3600 + 90*60 - 30, 7200 + 100, 3*3600 - 1} {
+		// the last sample at or before k: an hour's end, a minute's end,
+		// or a second's
+		s := k
+		switch {
+		case k <= 3600:
+			s = k / 3600 * 3600
+		case k <= 7200:
+			s = k / 60 * 60
+		}
+		res := at(k)
+		if len(res) != 1 {
+			t.Fatalf("at %d s: %v", k, res)
+		}
+		if got, want := res[0].(map[string]any)["value"].([]any)[1], itoa(s*(s+1)/2); got != want {
+			t.Errorf("writes at %d s: %v, want %s (the sum to %d s)", k, got, want, s)
+		}
+	}
+	if res := at(1800); len(res) != 0 {
+		t.Errorf("at 1800 s, within an hour only the hour tier holds: %v, want no sample", res)
+	}
+	r := get(t, srv, "/api/v1/query", url.Values{"query": {`increase(sonde_syscall_ops_total{name="read"}[2h])`}, "time": {t0.Add(7230 * time.Second).Format(time.RFC3339)}})
+	res := r["data"].(map[string]any)["result"].([]any)
+	if len(res) != 1 {
+		t.Fatalf("increase: %v", r)
+	}
+	if v, _ := strconv.ParseFloat(res[0].(map[string]any)["value"].([]any)[1].(string), 64); v < 2*3600 {
+		t.Errorf("increase of reads over the pruned 2 h: %v, want about %d", v, 2*7200)
 	}
 }
 

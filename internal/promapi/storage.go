@@ -225,6 +225,16 @@ func (a *API) build(ctx context.Context, tg target, mint, maxt int64) ([]*built,
 	if sampled := a.src.Sampled().Truncate(time.Second); sampled.Before(to) {
 		to = sampled
 	}
+	if tg.st.Kind != analytics.Gauge {
+		// Where the seconds are gone, the totals start at an hour's
+		// boundary, so that the coarser tiers' intervals that stand in
+		// for them hold nothing the totals already have.
+		if first, err := a.src.Data(ctx, tg.d.Name, from, 1, analytics.PerSecond, false); err == nil && len(first) == 0 {
+			if h := from.Truncate(time.Hour); !h.Before(org) {
+				from = h
+			}
+		}
+	}
 	tot := promexp.NewTotals(tg.d, tg.st, org)
 	if tg.st.Kind != analytics.Gauge {
 		if err := tot.AddRange(ctx, a.src, from, a.cfg.MaxSeries); err != nil {
@@ -234,35 +244,112 @@ func (a *API) build(ctx context.Context, tg target, mint, maxt int64) ([]*built,
 	tot.Add(nil, from, a.cfg.MaxSeries)
 	out := map[string]*built{}
 	var order []string
+	n := int(to.Sub(from) / time.Second)
+	emit := func(end time.Time) {
+		if ms := end.UnixMilli(); ms >= mint && ms <= maxt {
+			tot.Metrics(func(m promexp.Metric) { a.emit(out, &order, m, ms, n) })
+		}
+	}
 	for at := from; at.Before(to); {
-		n := min(int(to.Sub(at)/time.Second), 3600)
-		secs, err := a.src.Data(ctx, tg.d.Name, at, n, analytics.PerSecond, false)
+		end := minTime(to, at.Truncate(time.Hour).Add(time.Hour))
+		next, err := a.chunk(ctx, tg.d.Name, tg.st.Kind == analytics.Gauge, tot, at, end, emit)
 		if err != nil {
 			return nil, fmt.Errorf("reading %s: %w", tg.d.Name, err)
 		}
-		byTime := map[int64]analytics.Second{}
-		for _, s := range secs {
-			byTime[s.Time.Unix()] = s
-		}
-		for i := 0; i < n; i++ {
-			s, ok := byTime[at.Unix()]
-			if !ok {
-				s = analytics.Second{}
-			}
-			tot.Add([]analytics.Second{s}, at.Add(time.Second), a.cfg.MaxSeries)
-			at = at.Add(time.Second)
-			ms := at.UnixMilli()
-			if ms < mint || ms > maxt {
-				continue
-			}
-			tot.Metrics(func(m promexp.Metric) { a.emit(out, &order, m, ms, int(to.Sub(from)/time.Second)) })
-		}
+		at = next
 	}
 	res := make([]*built, 0, len(order))
 	for _, id := range order {
 		res = append(res, out[id])
 	}
 	return res, nil
+}
+
+// chunk adds the intervals of [at, end), within one hour, to tot and
+// emits the samples at their ends. Seconds are read where the store
+// keeps them. Where they were pruned, a whole minute or hour of the
+// coarser tier that holds more of it stands in, with one sample at its
+// end, and the seconds that no whole interval can stand for have no
+// sample (their events are known only with the interval's). A second
+// that no tier holds (sonded was not running, or the dataset suspended)
+// is one without events, as remote-write sends it. It returns end.
+func (a *API) chunk(ctx context.Context, name string, gauge bool, tot *promexp.Totals, at, end time.Time, emit func(time.Time)) (time.Time, error) {
+	n := int(end.Sub(at) / time.Second)
+	secs, err := a.src.Data(ctx, name, at, n, analytics.PerSecond, false)
+	if err != nil {
+		return at, err
+	}
+	byTime := make(map[int64]analytics.Second, len(secs))
+	for _, s := range secs {
+		byTime[s.Time.Unix()] = s
+	}
+	second := func(t time.Time) {
+		tot.Add([]analytics.Second{byTime[t.Unix()]}, t.Add(time.Second), a.cfg.MaxSeries)
+		emit(t.Add(time.Second))
+	}
+	if len(secs) == n || gauge {
+		// a gauge's level needs no history: a coarser interval's
+		// sum of levels is no level
+		for t := at; t.Before(end); t = t.Add(time.Second) {
+			second(t)
+		}
+		return end, nil
+	}
+	present := func(from time.Time, w time.Duration) int {
+		k := 0
+		for t := from; t.Before(from.Add(w)) && t.Before(end); t = t.Add(time.Second) {
+			if _, ok := byTime[t.Unix()]; ok {
+				k++
+			}
+		}
+		return k
+	}
+	full := func(t time.Time, w time.Duration) bool { return t.Truncate(w).Equal(t) && !t.Add(w).After(end) }
+	h0 := at.Truncate(time.Hour)
+	rows, err := a.src.Data(ctx, name, h0, 60, analytics.PerMinute, false)
+	if err != nil {
+		return at, err
+	}
+	minutes := map[int64]analytics.Second{}
+	covered := 0 // the seconds the minutes or the seconds hold
+	for _, r := range rows {
+		minutes[r.Time.Unix()] = r
+	}
+	for t := h0; t.Before(h0.Add(time.Hour)); t = t.Add(time.Minute) {
+		covered += max(minutes[t.Unix()].Samples, present(t, time.Minute))
+	}
+	hour, err := a.src.Data(ctx, name, h0, 1, analytics.PerHour, false)
+	if err != nil {
+		return at, err
+	}
+	hourHolds := len(hour) == 1 && hour[0].Samples > covered
+	if hourHolds && full(at, time.Hour) {
+		tot.Add(hour, end, a.cfg.MaxSeries)
+		emit(end)
+		return end, nil
+	}
+	for t := at; t.Before(end); {
+		m, mok := minutes[t.Truncate(time.Minute).Unix()]
+		minuteHolds := mok && m.Samples > present(t.Truncate(time.Minute), time.Minute)
+		if minuteHolds && full(t, time.Minute) {
+			tot.Add([]analytics.Second{m}, t.Add(time.Minute), a.cfg.MaxSeries)
+			emit(t.Add(time.Minute))
+			t = t.Add(time.Minute)
+			continue
+		}
+		if _, ok := byTime[t.Unix()]; ok || !minuteHolds && !hourHolds {
+			second(t)
+		}
+		t = t.Add(time.Second)
+	}
+	return end, nil
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
 }
 
 // emit appends m's samples at ms to the series of out; a new series has
