@@ -38,11 +38,10 @@ type bucketColumn struct {
 
 // keyColumn is one key of a breakdown.
 type keyColumn struct {
-	key     string
-	keys    []string
-	value   nullable
-	sum     int64
-	buckets []*bucketColumn
+	key   string
+	keys  []string
+	value nullable
+	sum   int64
 }
 
 // bucketSet gathers bucket columns by range.
