@@ -23,6 +23,9 @@
 //     second, the one-minute window): requestAnimationFrame's intervals,
 //     and the page's own redraw time per update ("sonde-redraw").
 //
+// BENCH_UI_TRACE=1 prints, of each first load, the renderer main thread's
+// time by trace event and its long tasks.
+//
 // The machine is shared: first renders are medians over -repeats fresh
 // loads. Benchmarks are not tests: nothing here passes or fails.
 package main
@@ -219,6 +222,12 @@ func run() error {
 					return nil, nil, err
 				}
 			}
+			var tr *tracer
+			if os.Getenv("BENCH_UI_TRACE") != "" && i == 0 {
+				if tr, err = startTrace(ctx); err != nil {
+					return nil, nil, err
+				}
+			}
 			if err := chromedp.Run(ctx, chromedp.Navigate(srv.URL+"/#/worksheet/"+id)); err != nil {
 				return nil, nil, fmt.Errorf("worksheet %s: %w", id, err)
 			}
@@ -227,6 +236,11 @@ func run() error {
 				return nil, nil, fmt.Errorf("first render of worksheet %s: %w", id, err)
 			}
 			ms = append(ms, t)
+			if tr != nil {
+				if err := tr.stop(ctx); err != nil {
+					return nil, nil, err
+				}
+			}
 			if prof {
 				if err := chromedp.Run(ctx, chromedp.ActionFunc(func(ctx context.Context) error {
 					p, err := profiler.Stop().Do(ctx)

@@ -43,3 +43,61 @@ export function drillSpec(ds, values, by) {
   (ds.breakdowns || []).forEach((b, i) => { s += '[' + b + '=' + quoteValue(values[i]) + ']'; });
   return s + '[' + by + ']';
 }
+
+// getData reads a dataset's intervals for a data query (start, seconds,
+// granularity) in the compact answer (format=columns: one array per field,
+// a fraction of the default answer's bytes and parse), and gives them as
+// the default answer's intervals, each sample as its start in seconds.
+export async function getData(name, query) {
+  const r = await call('GET', dsPath(name) + '/data?' + query + '&format=columns');
+  return fromColumns(r.data);
+}
+
+// bucketsAt lists the buckets of columns cols present in interval i.
+function bucketsAt(cols, i) {
+  let out = null;
+  for (const b of cols) {
+    const n = b.count[i];
+    if (n === null) continue;
+    const o = b.max === undefined ? { min: b.min, count: n } : { min: b.min, max: b.max, count: n };
+    (out || (out = [])).push(o);
+  }
+  return out;
+}
+
+// fromColumns rebuilds the default answer's intervals from the compact
+// one: the same numbers (a key or bucket null in an interval is absent
+// from it, not zero), each interval's keys ranked by value, then key, as
+// the agent ranks them.
+export function fromColumns(c) {
+  const n = c.sample.length;
+  const keys = c.data || null;
+  const out = new Array(n);
+  for (let i = 0; i < n; i++) {
+    const data = { value: c.value[i] };
+    if (keys) {
+      const list = [];
+      for (const k of keys) {
+        const v = k.value[i];
+        if (v === null) continue;
+        const e = { key: k.key, value: v };
+        if (k.keys) e.keys = k.keys;
+        if (k.buckets) {
+          const bs = bucketsAt(k.buckets, i);
+          if (bs) e.buckets = bs;
+        }
+        list.push(e);
+      }
+      if (c.breakdowns > 0 || list.length) {
+        list.sort((a, b) => b.value - a.value || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+        data.data = list;
+      }
+    }
+    if (c.buckets) {
+      const bs = bucketsAt(c.buckets, i);
+      if (bs) data.buckets = bs;
+    }
+    out[i] = { sample: c.sample[i] * c.width, samples: c.samples[i], data };
+  }
+  return out;
+}

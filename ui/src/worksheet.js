@@ -1,6 +1,6 @@
 // The worksheet view: datasets on one shared time axis, live every second,
 // with drill-down from a breakdown's legend.
-import { call, dsPath, wsPath, drillSpec, ApiError } from './api.js';
+import { call, getData, dsPath, wsPath, drillSpec, ApiError } from './api.js';
 import { extremes } from './series.js';
 import { Chart, modeButton } from './chart.js';
 import { Heatmap, keyCounts } from './heatmap.js';
@@ -78,15 +78,16 @@ class Panel {
     const width = w.width;
     const inc = !full && w.live && this.tier === w.tier && this.span === w.span && this.intervals.length > 0;
     let query = w.query();
+    // The first read was asked beside the dataset's description (prefetch).
+    const pre = this.prefetch;
+    this.prefetch = null;
     if (inc) {
       const last = this.intervals[this.intervals.length - 1].sample;
       const n = Math.max(2, Math.min(w.intervals, Math.ceil((Date.now() / 1000 - last) / width) + 2));
       query = 'seconds=' + n * width + '&granularity=' + w.tier;
     }
     try {
-      const r = await call('GET', dsPath(this.name) + '/data?' + query);
-      const ivs = Array.isArray(r.data) ? r.data : r.data ? [r.data] : [];
-      for (const iv of ivs) iv.sample *= width;
+      const ivs = await (pre && !inc && pre.query === query ? pre.data : getData(this.name, query));
       if (inc && ivs.length) {
         const first = ivs[0].sample;
         const keep = ivs[ivs.length - 1].sample - (w.intervals - 1) * width;
@@ -185,9 +186,7 @@ class Panel {
       if (!this.ws.panels.has(name)) await this.ws.add(name, this.name);
       const w = this.ws.win;
       const q = `start=${new Date(sel.from * 1000).toISOString().replace('.000Z', 'Z')}&seconds=${sel.to - sel.from}&granularity=${w.tier}`;
-      const r = await call('GET', dsPath(name) + '/data?' + q);
-      const ivs = Array.isArray(r.data) ? r.data : r.data ? [r.data] : [];
-      for (const iv of ivs) iv.sample *= w.width;
+      const ivs = await getData(name, q);
       const counts = keyCounts(ivs, sel.from, sel.to, sel.min, sel.max);
       const sum = counts.reduce((a, c) => a + c.count, 0);
       out.append(this.keyTable(name, counts, null),
@@ -511,6 +510,11 @@ export class Worksheet {
 
   async addPanel(name, after) {
     const p = new Panel(this, name);
+    // The window's data is asked at once, not after the dataset's
+    // description: the first render waits for one round trip, not two.
+    const query = this.win.query();
+    p.prefetch = { query, data: getData(name, query) };
+    p.prefetch.data.catch(() => {}); // poll reports it
     this.panels.set(name, p);
     const prev = after && this.panels.get(after);
     if (prev) prev.root.after(p.root);
