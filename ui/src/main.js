@@ -1,5 +1,6 @@
 // sonded's Analytics web UI: routes between the worksheet, datasets and
-// statistics views (the URL's hash: #/worksheet/ID reopens a worksheet).
+// statistics views (the URL's hash: #/worksheet/ID reopens a worksheet,
+// #/worksheet/ID?span=S&end=T at a paused or zoomed window).
 import 'uplot/dist/uPlot.min.css';
 import './style.css';
 import { call, wsPath } from './api.js';
@@ -23,7 +24,7 @@ function initTheme() {
     const t = document.documentElement.dataset.theme === 'dark' ? 'light' : 'dark';
     localStorage.setItem('sonde-theme', t);
     applyTheme(t);
-    route();
+    route(true);
   });
 }
 
@@ -40,10 +41,16 @@ async function addToWorksheet(spec) {
   }
 }
 
-async function route() {
+// route shows the view of the URL's hash; force redraws it all (a new theme).
+async function route(force) {
   closeMenus();
+  // #/worksheet/ID?span=S&end=T: the window is after "?".
+  const [path, query] = location.hash.replace(/^#\/?/, '').split('?');
+  const parts = path.split('/');
+  const params = new URLSearchParams(query || '');
+  // Another window of the worksheet open: move it, without reloading.
+  if (!force && parts[0] === 'worksheet' && sheet.showParams(decodeURIComponent(parts[1] || ''), params)) return;
   sheet.teardown();
-  const parts = location.hash.replace(/^#\/?/, '').split('/');
   document.querySelectorAll('nav a').forEach((a) => a.removeAttribute('aria-current'));
   const current = (id) => document.getElementById(id).setAttribute('aria-current', 'page');
   document.body.dataset.view = parts[0] || 'worksheets';
@@ -66,7 +73,7 @@ async function route() {
         break;
       default:
         current('nav-worksheets');
-        await sheet.render(parts[0] === 'worksheet' ? decodeURIComponent(parts[1] || '') : parts[1] === 'none' ? null : undefined);
+        await sheet.render(parts[0] === 'worksheet' ? decodeURIComponent(parts[1] || '') : parts[1] === 'none' ? null : undefined, params);
     }
   } catch (e) {
     toast(e.message, true);
@@ -77,7 +84,10 @@ async function route() {
 document.addEventListener('click', (ev) => {
   if (!ev.target.closest('.menu') && !ev.target.closest('.entry')) closeMenus();
 });
-window.addEventListener('hashchange', route);
+window.addEventListener('hashchange', () => route());
 window.sondeUI = { sheet };
-initTheme();
+// The view's first requests leave before the theme is read: the first
+// access to localStorage can take a while, and nothing is drawn before
+// both have run (the charts draw when their data arrives).
 route();
+initTheme();

@@ -5,7 +5,7 @@ import { extremes } from './series.js';
 import { Chart, modeButton } from './chart.js';
 import { Heatmap, keyCounts } from './heatmap.js';
 import { Flame, stackBreakdown } from './flame.js';
-import { TimeWindow, PRESETS } from './timewin.js';
+import { TimeWindow, PRESETS, toParams, fromParams, same } from './timewin.js';
 import { rows as csvRows, toCSV } from './csv.js';
 import { el, clear, fmtNum, fmtNs, fmtTime } from './util.js';
 import { toast, app } from './state.js';
@@ -304,7 +304,9 @@ export class Worksheet {
     this.xs = null;
   }
 
-  async render(id) {
+  // render shows worksheet id (the last one when undefined, none when
+  // null) at the window params give (the URL's: toParams).
+  async render(id, params) {
     clear(this.main);
     // The list and the worksheet asked at once, when its id is known.
     const one = id ? call('GET', wsPath(id)) : null;
@@ -315,10 +317,7 @@ export class Worksheet {
     if (id) {
       try {
         this.ws = (await (one || call('GET', wsPath(id)))).worksheet;
-        if (!this.win || this.win.wsID !== this.ws.id) {
-          this.win = new TimeWindow(this.ws.seconds || WINDOW);
-          this.win.wsID = this.ws.id;
-        }
+        this.win = fromParams(params || new URLSearchParams(), this.ws.seconds || WINDOW);
       } catch (e) {
         toast(e.message, true);
       }
@@ -331,6 +330,7 @@ export class Worksheet {
       this.panelsEl.append(el('p', { class: 'hint', text: 'No worksheet open: name one and press New.' }));
       return;
     }
+    this.shownHash = location.hash;
     // Every panel in place at once, their datasets read in parallel.
     await Promise.all(this.ws.datasets.map((name) => this.addPanel(name)));
     this.start();
@@ -391,10 +391,41 @@ export class Worksheet {
     return bar;
   }
 
-  // moved reads the window anew after the toolbar changed it.
+  // moved reads the window anew after the toolbar changed it, and keeps
+  // it in the URL: a new history entry, so that back and forward of the
+  // browser step through the windows shown.
   moved() {
     this.showWindow();
+    if (this.ws) {
+      const p = toParams(this.win, this.ws.seconds || WINDOW);
+      const h = this.hash(p);
+      if (location.hash !== h) {
+        this.shownHash = h;
+        location.hash = h;
+      }
+    }
     this.tick(true);
+  }
+
+  hash(params) {
+    return '#/worksheet/' + encodeURIComponent(this.ws.id) + (params ? '?' + params : '');
+  }
+
+  // showParams moves the open worksheet to the window of its URL (back
+  // or forward of the browser, or a URL typed); it answers false when id
+  // is not the worksheet open.
+  showParams(id, params) {
+    if (!this.ws || this.ws.id !== id || !this.panelsEl || !this.panelsEl.isConnected) return false;
+    if (location.hash === this.shownHash) return true; // moved() put it there
+    this.shownHash = location.hash;
+    const w = fromParams(params, this.ws.seconds || WINDOW);
+    if (!same(w, this.win)) {
+      this.win = w;
+      this.xs = null;
+      this.showWindow();
+      this.tick(true);
+    }
+    return true;
   }
 
   showWindow() {
