@@ -11,13 +11,21 @@ export class ApiError extends Error {
   }
 }
 
-export async function call(method, path, body) {
+// ALERT_API is the agent's alert service (docs/alerts.md).
+export const ALERT_API = '/api/alert/v1';
+
+export function call(method, path, body) {
+  return callAt(API, method, path, body);
+}
+
+// callAt calls one of the agent's services (API, ALERT_API).
+export async function callAt(base, method, path, body) {
   const init = { method, headers: {} };
   if (body !== undefined) {
     init.headers['Content-Type'] = 'application/json';
     init.body = JSON.stringify(body);
   }
-  const r = await fetch(API + path, init);
+  const r = await fetch(base + path, init);
   if (r.status === 204) return null;
   const j = await r.json().catch(() => null);
   if (!r.ok) throw new ApiError(r.status, j && j.fault);

@@ -1,5 +1,5 @@
-// sonded's Analytics web UI: routes between the worksheet, datasets and
-// statistics views (the URL's hash: #/worksheet/ID reopens a worksheet,
+// sonded's Analytics web UI: routes between the worksheet, datasets,
+// alerts and statistics views (the URL's hash: #/worksheet/ID reopens a worksheet,
 // #/worksheet/ID?span=S&end=T at a paused or zoomed window).
 import 'uplot/dist/uPlot.min.css';
 import './style.css';
@@ -7,6 +7,7 @@ import { call, wsPath } from './api.js';
 import { Worksheet, closeMenus } from './worksheet.js';
 import { renderDatasets } from './datasets.js';
 import { renderStatistics } from './statistics.js';
+import { renderAlerts, stopAlerts } from './alerts.js';
 import { app, toast } from './state.js';
 
 const main = document.getElementById('main');
@@ -51,6 +52,7 @@ async function route(force) {
   // Another window of the worksheet open: move it, without reloading.
   if (!force && parts[0] === 'worksheet' && sheet.showParams(decodeURIComponent(parts[1] || ''), params)) return;
   sheet.teardown();
+  stopAlerts();
   document.querySelectorAll('nav a').forEach((a) => a.removeAttribute('aria-current'));
   const current = (id) => document.getElementById(id).setAttribute('aria-current', 'page');
   document.body.dataset.view = parts[0] || 'worksheets';
@@ -66,6 +68,10 @@ async function route(force) {
       case 'datasets':
         current('nav-datasets');
         await renderDatasets(main);
+        break;
+      case 'alerts':
+        current('nav-alerts');
+        await renderAlerts(main);
         break;
       case 'statistics':
         current('nav-statistics');
