@@ -60,9 +60,9 @@ export class Chart {
     ctx.restore();
   }
 
-  // update draws intervals on the axis xs.
-  update(xs, intervals) {
-    this.series = build(xs, intervals, this.hasBreakdowns);
+  // update draws c (a compact answer with t) on the axis xs.
+  update(xs, c) {
+    this.series = build(xs, c, this.hasBreakdowns);
     const s = this.series;
     // A stack of more intervals than pixels is drawn filled, without
     // outlines: stroking thousands of segments with round joins cost

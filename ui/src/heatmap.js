@@ -54,22 +54,23 @@ export function palette32(dark, bg) {
   return palettes[k];
 }
 
-// grid turns intervals into columns over xs and the rows (buckets, by
-// their lower bound) that have any count in the window.
-export function grid(xs, intervals) {
+// grid turns a compact answer (api.js getColumns: t the intervals'
+// starts in seconds) into columns over xs (a Map of bucket to count, null
+// where no interval) and the rows (buckets, by their lower bound) that
+// have any count in the window.
+export function grid(xs, c) {
   const index = new Map(xs.map((x, i) => [x, i]));
   const rows = new Map(); // min -> max
   const cols = xs.map(() => null);
-  for (const iv of intervals) {
-    const i = index.get(iv.sample);
-    if (i === undefined || !iv.data) continue;
-    const col = new Map();
-    for (const b of iv.data.buckets || []) {
-      if (!b.count) continue;
-      col.set(b.min, b.count);
+  const at = c.t.map((t) => index.get(t));
+  for (const j of at) if (j !== undefined) cols[j] = new Map();
+  for (const b of c.buckets || []) {
+    for (let i = 0; i < at.length; i++) {
+      const n = b.count[i];
+      if (at[i] === undefined || !n) continue;
+      cols[at[i]].set(b.min, n);
       rows.set(b.min, b.max);
     }
-    cols[i] = col;
   }
   const mins = [...rows.keys()].sort((a, b) => a - b);
   return { xs, cols, rows: mins.map((m) => ({ min: m, max: rows.get(m) })) };
@@ -257,9 +258,10 @@ export class Heatmap {
     return { w: (c.width - LEFT) / this.g.xs.length, h: (c.height - BOTTOM) / Math.max(1, this.kept()) };
   }
 
-  update(xs, intervals) {
+  // update draws c (a compact answer with t) on the axis xs.
+  update(xs, c) {
     const prev = this.g;
-    this.g = grid(xs, intervals);
+    this.g = grid(xs, c);
     // A live map moves a column a second: the selection moves with its
     // times and buckets, or goes when they leave the window.
     if (this.sel && prev) {

@@ -1,6 +1,6 @@
 // The worksheet view: datasets on one shared time axis, live every second,
 // with drill-down from a breakdown's legend.
-import { call, getData, dsPath, wsPath, drillSpec, ApiError } from './api.js';
+import { call, getData, getColumns, emptyColumns, mergeColumns, fromColumns, dsPath, wsPath, drillSpec, ApiError } from './api.js';
 import { extremes } from './series.js';
 import { Chart, modeButton } from './chart.js';
 import { Heatmap, keyCounts } from './heatmap.js';
@@ -22,7 +22,11 @@ class Panel {
     this.name = name;
     this.ds = null;
     this.view = null;
-    this.intervals = [];
+    // cols is the window's data as the agent's compact answer (with t:
+    // each interval's start in seconds), what charts and heat maps draw;
+    // intervals gives it as the default answer's intervals.
+    this.cols = emptyColumns();
+    this.ivMemo = null;
     this.root = el('section', { class: 'panel', 'data-name': name, 'aria-label': name });
   }
 
@@ -68,50 +72,55 @@ class Panel {
     this.root.append(head, this.plot, el('div', { class: 'readouts' }, this.readout, this.minmax), this.legend, this.selection);
   }
 
-  // poll reads the window's intervals (w a TimeWindow); each interval's
-  // sample becomes its start in seconds. A live window that only moved
+  // intervals are the window's data as the default answer's intervals
+  // (each sample its start in seconds): CSV, selections, flame graphs.
+  get intervals() {
+    if (!this.ivMemo || this.ivMemo.cols !== this.cols) this.ivMemo = { cols: this.cols, ivs: fromColumns(this.cols) };
+    return this.ivMemo.ivs;
+  }
+
+  // poll reads the window's data (w a TimeWindow). A live window that only moved
   // on reads just the intervals since the last it has (and that one
   // again: it may have been filling), unless full. It answers how many
   // intervals have data.
   async poll(w, full) {
     if (!this.ds) return 0;
     const width = w.width;
-    const inc = !full && w.live && this.tier === w.tier && this.span === w.span && this.intervals.length > 0;
+    const inc = !full && w.live && this.tier === w.tier && this.span === w.span && this.cols.t.length > 0;
     let query = w.query();
     // The first read was asked beside the dataset's description (prefetch).
     const pre = this.prefetch;
     this.prefetch = null;
     if (inc) {
-      const last = this.intervals[this.intervals.length - 1].sample;
+      const last = this.last();
       const n = Math.max(2, Math.min(w.intervals, Math.ceil((Date.now() / 1000 - last) / width) + 2));
       query = 'seconds=' + n * width + '&granularity=' + w.tier;
     }
     try {
-      const ivs = await (pre && !inc && pre.query === query ? pre.data : getData(this.name, query));
-      if (inc && ivs.length) {
-        const first = ivs[0].sample;
-        const keep = ivs[ivs.length - 1].sample - (w.intervals - 1) * width;
-        this.intervals = this.intervals.filter((iv) => iv.sample < first && iv.sample >= keep).concat(ivs);
+      const c = await (pre && !inc && pre.query === query ? pre.data : getColumns(this.name, query));
+      if (inc && c.t.length) {
+        this.cols = mergeColumns(this.cols, c, c.t[c.t.length - 1] - (w.intervals - 1) * width);
       } else if (!inc) {
-        this.intervals = ivs;
+        this.cols = c;
       }
       this.width = width;
       this.tier = w.tier;
       this.span = w.span;
     } catch (e) {
-      this.intervals = [];
+      this.cols = emptyColumns();
       this.readout.textContent = e.message;
     }
-    return this.intervals.filter((iv) => iv.data && iv.samples).length;
+    return this.cols.samples.filter((n) => n).length;
   }
 
   // within says whether an interval with data ends by end (seconds).
   within(end) {
-    return this.intervals.some((iv) => iv.data && iv.samples && iv.sample + this.width <= end);
+    return this.cols.t.some((t, i) => this.cols.samples[i] && t + this.width <= end);
   }
 
   last() {
-    return this.intervals.length ? this.intervals[this.intervals.length - 1].sample : 0;
+    const t = this.cols.t;
+    return t.length ? t[t.length - 1] : 0;
   }
 
   redraw(xs) {
@@ -120,7 +129,7 @@ class Panel {
     if (!this.xs) return;
     this.view.long = this.ws.win.span > 86400;
     this.view.markers = this.ws.markers;
-    this.view.update(this.xs, this.intervals);
+    this.view.update(this.xs, this.view instanceof Flame ? this.intervals : this.cols);
     this.showExtremes();
     if (this.view instanceof Chart) {
       this.drawLegend();
@@ -128,8 +137,9 @@ class Panel {
     } else if (this.view instanceof Flame) {
       if (!this.hovering) this.readout.textContent = this.view.summary();
     } else if (!this.hovering) {
-      const last = this.intervals[this.intervals.length - 1];
-      this.readout.textContent = last ? `${fmtTime(last.sample, this.ws.win.span > 86400)}  ${fmtNum(last.data ? last.data.value : 0)} events` : '';
+      const c = this.cols;
+      const n = c.t.length;
+      this.readout.textContent = n ? `${fmtTime(c.t[n - 1], this.ws.win.span > 86400)}  ${fmtNum(c.value[n - 1])} events` : '';
     }
   }
 
@@ -138,10 +148,10 @@ class Panel {
     if (!this.xs) return null;
     const index = new Map(this.xs.map((x, i) => [x, i]));
     const total = this.xs.map(() => null);
-    for (const iv of this.intervals) {
-      const i = index.get(iv.sample);
-      if (i !== undefined && iv.data) total[i] = iv.data.value;
-    }
+    this.cols.t.forEach((t, j) => {
+      const i = index.get(t);
+      if (i !== undefined) total[i] = this.cols.value[j];
+    });
     const e = extremes(total);
     return e && { min: { t: this.xs[e.min], v: total[e.min] }, max: { t: this.xs[e.max], v: total[e.max] } };
   }
@@ -544,7 +554,7 @@ export class Worksheet {
     // The window's data is asked at once, not after the dataset's
     // description: the first render waits for one round trip, not two.
     const query = this.win.query();
-    p.prefetch = { query, data: getData(name, query) };
+    p.prefetch = { query, data: getColumns(name, query) };
     p.prefetch.data.catch(() => {}); // poll reports it
     this.panels.set(name, p);
     const prev = after && this.panels.get(after);
@@ -614,7 +624,7 @@ export class Worksheet {
       this.showWindow();
       performance.measure('sonde-redraw', { start: t0 }); // seen by a PerformanceObserver,
       performance.clearMeasures('sonde-redraw'); // not kept: a day would keep 86,400
-      if (!this.painted && panels.length && panels.every((p) => p.intervals.length)) {
+      if (!this.painted && panels.length && panels.every((p) => p.cols.t.length)) {
         this.painted = true;
         requestAnimationFrame(() => performance.mark('sonde-first-paint')); // the frame that paints it
       }
