@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"sort"
 	"sync"
@@ -63,11 +64,13 @@ func startTrace(ctx context.Context) (*tracer, error) {
 	return t, err
 }
 
-// stop ends the trace and prints the main thread's time by event name
+// stop ends the trace and answers the renderer main thread's CPU time
+// (ms) until the page's "sonde-first-paint" mark: its tasks, each counted
+// once. With print, it prints the main thread's time by event name
 // (inclusive and nested events both count) and its long tasks.
-func (t *tracer) stop(ctx context.Context) error {
+func (t *tracer) stop(ctx context.Context, print bool) (float64, error) {
 	if err := chromedp.Run(ctx, tracing.End()); err != nil {
-		return err
+		return 0, err
 	}
 	<-t.done
 	t.mu.Lock()
@@ -96,6 +99,10 @@ func (t *tracer) stop(ctx context.Context) error {
 			t0 = e.Ts
 		}
 	}
+	cpuMs := t.cpuUntilPaint(main)
+	if !print {
+		return cpuMs, nil
+	}
 	type kv struct {
 		k string
 		v float64
@@ -121,5 +128,32 @@ func (t *tracer) stop(ctx context.Context) error {
 		}
 		fmt.Fprintln(os.Stderr)
 	}
-	return nil
+	return cpuMs, nil
+}
+
+// cpuUntilPaint adds the CPU time of the main thread's outermost tasks
+// that began before the first-paint mark.
+func (t *tracer) cpuUntilPaint(main map[[2]int]bool) float64 {
+	mark := math.Inf(1)
+	for _, e := range t.events {
+		if e.Name == "sonde-first-paint" && e.Ts < mark {
+			mark = e.Ts
+		}
+	}
+	var tasks []traceEvent
+	for _, e := range t.events {
+		if main[[2]int{e.Pid, e.Tid}] && e.Ph == "X" && e.Name == "RunTask" && e.Ts < mark {
+			tasks = append(tasks, e)
+		}
+	}
+	sort.Slice(tasks, func(i, j int) bool { return tasks[i].Ts < tasks[j].Ts })
+	var sum, end float64
+	for _, e := range tasks {
+		if e.Ts < end {
+			continue // inside the task before
+		}
+		sum += e.Tdur / 1000
+		end = e.Ts + e.Dur
+	}
+	return sum
 }
