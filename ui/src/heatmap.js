@@ -299,7 +299,13 @@ export class Heatmap {
     // share a pixel, the highest shade shows (an outlier is not hidden).
     const W = c.width;
     const H = c.height;
-    const level = new Uint16Array(W * H);
+    // The buffers are kept from draw to draw (a live map draws every
+    // second): allocated again only when the canvas's size changes.
+    if (!this.buf || this.buf.W !== W || this.buf.H !== H) {
+      this.buf = { W, H, level: new Uint16Array(W * H), img: ctx.createImageData(W, H) };
+    }
+    const level = this.buf.level;
+    level.fill(0);
     g.cols.forEach((col, x) => {
       if (!col || !col.size) return;
       columns++;
@@ -320,7 +326,7 @@ export class Heatmap {
     });
     const bg = parseColor(cs.getPropertyValue('--chart-bg').trim() || '#ffffff');
     const steps = palette32(dark, bg);
-    const img = ctx.createImageData(W, H);
+    const img = this.buf.img;
     const px = new Uint32Array(img.data.buffer);
     const back = pack(bg);
     for (let i = 0; i < px.length; i++) px[i] = level[i] ? steps[level[i] - 1] : back;
