@@ -192,8 +192,8 @@ func (h *Handler) readData(w http.ResponseWriter, r *http.Request, name string) 
 func showInterval(s analytics.Second, g analytics.Granularity, nbreak int) intervalJSON {
 	per := int64(g.Width() / time.Second)
 	iv := intervalJSON{Sample: s.Time.Unix() / per, StartTime: s.Time.UTC().Format(ApplianceTime), Samples: s.Samples}
-	var all [][]analytics.Bucket
-	keys := []keyJSON{}
+	all := make([][]analytics.Bucket, 0, len(s.Rows))
+	keys := make([]keyJSON, 0, len(s.Rows))
 	// A row without a key beside keyed ones is the total, given where the
 	// rows do not add up (a gauge by CPU); otherwise the total is their sum.
 	var total *analytics.Row
