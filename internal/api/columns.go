@@ -30,10 +30,11 @@ func newNullable(n int) nullable { return nullable{v: make([]int64, n), has: mak
 
 func (c nullable) set(i int, v int64) { c.v[i], c.has[i] = v, true }
 
-// bucketColumn is one bucket range's counts.
+// bucketColumn is one bucket range's counts: rng holds the range (its
+// Min and Max, as the default answer has them).
 type bucketColumn struct {
-	min, max int64
-	count    nullable
+	rng   analytics.Bucket
+	count nullable
 }
 
 // keyColumn is one key of a breakdown.
@@ -55,10 +56,10 @@ func (s *bucketSet) add(i int, b analytics.Bucket) {
 	if s.at == nil {
 		s.at = map[[2]int64]*bucketColumn{}
 	}
-	r := [2]int64{b.Min, b.Max}
+	r := [2]int64{b.Min, int64(b.Max)}
 	c := s.at[r]
 	if c == nil {
-		c = &bucketColumn{min: b.Min, max: b.Max, count: newNullable(s.n)}
+		c = &bucketColumn{rng: analytics.Bucket{Min: b.Min, Max: b.Max}, count: newNullable(s.n)}
 		s.at[r] = c
 		s.cols = append(s.cols, c)
 	}
@@ -68,10 +69,10 @@ func (s *bucketSet) add(i int, b analytics.Bucket) {
 // sorted gives the columns by range, as the default form orders buckets.
 func (s *bucketSet) sorted() []*bucketColumn {
 	slices.SortFunc(s.cols, func(a, b *bucketColumn) int {
-		if a.min != b.min {
-			return cmpInt(a.min, b.min)
+		if a.rng.Min != b.rng.Min {
+			return cmpInt(a.rng.Min, b.rng.Min)
 		}
-		return cmpInt(a.max, b.max)
+		return cmpInt(int64(a.rng.Max), int64(b.rng.Max))
 	})
 	return s.cols
 }
@@ -189,12 +190,10 @@ func writeBuckets(buf *bytes.Buffer, cols []*bucketColumn) {
 		if j > 0 {
 			buf.WriteByte(',')
 		}
-		buf.WriteString(`{"min":`)
-		buf.WriteString(strconv.FormatInt(c.min, 10))
-		if c.max != 0 { // as the default form's omitempty
-			buf.WriteString(`,"max":`)
-			buf.WriteString(strconv.FormatInt(c.max, 10))
-		}
+		// The range as the default answer writes a bucket's (max absent
+		// for the open last bucket), without its count.
+		rng, _ := json.Marshal(c.rng) // a bucket always encodes
+		buf.Write(bytes.TrimSuffix(rng, []byte(`,"count":0}`)))
 		buf.WriteString(`,"count":`)
 		writeNullable(buf, c.count)
 		buf.WriteByte('}')
