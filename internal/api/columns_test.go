@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -168,7 +169,20 @@ func TestDataColumns(t *testing.T) {
 	for _, s := range []string{"syscall.ops", "syscall.ops[execname][name]", "io.latency[device]", "cpu.utilization[mode]"} {
 		want(t, do(t, srv, "POST", ds, `{"statistic": "`+s+`"}`), http.StatusCreated)
 	}
-	b := func(min, max, n int64) analytics.Bucket { return analytics.Bucket{Min: min, Max: max, Count: n} }
+	// b makes a bucket from its JSON, as the agent's tiers read it back
+	// (max open: the open last bucket, without "max").
+	const open = -1
+	b := func(min, max, n int64) analytics.Bucket {
+		js := fmt.Sprintf(`{"min": %d, "max": %d, "count": %d}`, min, max, n)
+		if max == open {
+			js = fmt.Sprintf(`{"min": %d, "count": %d}`, min, n)
+		}
+		var bk analytics.Bucket
+		if err := json.Unmarshal([]byte(js), &bk); err != nil {
+			t.Fatal(err)
+		}
+		return bk
+	}
 	// Seconds -6..-1: -4 absent (not collected), -5 collected with nothing.
 	f.Put("syscall.ops", analytics.PerSecond, sec(-6, row(3)), sec(-5), sec(-3, row(0)), sec(-2, row(9)), sec(-1, row(1)))
 	f.Put("syscall.ops[execname][name]", analytics.PerSecond,
@@ -179,10 +193,10 @@ func TestDataColumns(t *testing.T) {
 		sec(-1, row(2, "bash", "open")))
 	f.Put("io.latency[device]", analytics.PerSecond,
 		sec(-6, analytics.Row{Key: []string{"vda"}, Value: 3, Buckets: []analytics.Bucket{b(1000, 2000, 2), b(2000, 3000, 1)}},
-			analytics.Row{Key: []string{"vdb"}, Value: 5, Buckets: []analytics.Bucket{b(1000, 2000, 4), b(1<<40, 0, 1)}}),
+			analytics.Row{Key: []string{"vdb"}, Value: 5, Buckets: []analytics.Bucket{b(1000, 2000, 4), b(1<<40, open, 1)}}),
 		sec(-5),
 		sec(-2, analytics.Row{Key: []string{"vdb"}, Value: 1, Buckets: []analytics.Bucket{b(0, 1, 1)}},
-			analytics.Row{Key: []string{analytics.Other}, Value: 6, Buckets: []analytics.Bucket{b(2000, 3000, 6)}}))
+			analytics.Row{Key: []string{analytics.Other}, Value: 8, Buckets: []analytics.Bucket{b(-10, 0, 2), b(2000, 3000, 6)}}))
 	// A gauge whose total is given beside its keys (they do not add up).
 	f.Put("cpu.utilization[mode]", analytics.PerSecond,
 		sec(-2, row(50), row(30, "user"), row(40, "kernel")), sec(-1, row(10, "idle")))
