@@ -497,6 +497,46 @@ func TestUIAnalysis(t *testing.T) {
 	b.run(chromedp.Click("#t-zoomout", chromedp.ByQuery))
 	b.waitJS(fmt.Sprintf(`document.querySelector("#t-range").dataset.from === "%d"`, from))
 
+	// The window is in the URL. The browser's back and forward step
+	// through the windows shown, without reloading the worksheet.
+	b.run(chromedp.Evaluate(`document.querySelector('`+opsSel+`').dataset.mark = "kept"`, nil))
+	b.run(chromedp.Evaluate(`history.back()`, nil))
+	b.waitJS(fmt.Sprintf(`document.querySelector("#t-range").dataset.from === "%d" && document.querySelector("#t-range").dataset.to === "%d" && sondeUI.sheet.xs.length === 30`, to-30, to))
+	b.run(chromedp.Evaluate(`history.forward()`, nil))
+	b.waitJS(fmt.Sprintf(`document.querySelector("#t-range").dataset.from === "%d" && document.querySelector("#t-range").dataset.to === "%d" && sondeUI.sheet.xs.length === 60`, from, to))
+	b.waitJS(`document.querySelector('` + opsSel + `').dataset.mark === "kept"`)
+	// Reloading the URL (or opening it elsewhere) reopens the worksheet at
+	// that window, paused, drawing the agent's numbers for it.
+	var paused string
+	b.run(chromedp.Location(&paused))
+	if !strings.Contains(paused, "span=60") || !strings.Contains(paused, "end="+time.Unix(to, 0).UTC().Format(time.RFC3339)) {
+		t.Errorf("the paused window [%d, %d) is not in the URL %s", from, to, paused)
+	}
+	b.run(chromedp.Navigate("about:blank"), chromedp.Navigate(paused))
+	b.waitJS(fmt.Sprintf(`(() => { const d = (document.querySelector("#t-range") || {dataset: {}}).dataset, p = sondeUI.sheet.panels.get(%q);
+		return d.live === "false" && d.from === "%d" && d.to === "%d" && !!p && !!p.view && !!p.view.series && p.view.series.xs[0] === %d; })()`, ops, from, to, from))
+	var reopened [][]*float64
+	b.run(chromedp.Evaluate(fmt.Sprintf(`[sondeUI.sheet.xs, sondeUI.sheet.panels.get(%q).view.series.total]`, ops), &reopened))
+	agentTotal := map[int64]int64{}
+	for _, iv := range s.window(ops, from, to, "second") {
+		agentTotal[iv.Sample] = iv.Data.Value
+	}
+	for i, x := range reopened[0] {
+		v, ok := agentTotal[int64(*x)]
+		if ok != (reopened[1][i] != nil) || (ok && int64(*reopened[1][i]) != v) {
+			t.Errorf("reopened at %s: second %d drawn %v, the agent's %d (has: %v)", paused, int64(*x), reopened[1][i], v, ok)
+			break
+		}
+	}
+	if len(reopened[0]) != 60 || len(agentTotal) == 0 {
+		t.Errorf("reopened at %s: %d seconds drawn, the agent has %d", paused, len(reopened[0]), len(agentTotal))
+	}
+	// Forward to now, then back: the paused window again.
+	b.run(chromedp.Click("#t-now", chromedp.ByQuery))
+	b.waitJS(`document.querySelector("#t-range").dataset.live === "true" && !location.hash.includes("end=")`)
+	b.run(chromedp.Evaluate(`history.back()`, nil))
+	b.waitJS(fmt.Sprintf(`document.querySelector("#t-range").dataset.live === "false" && document.querySelector("#t-range").dataset.to === "%d"`, to))
+
 	// A day reads the minute tier, a week and a month the hour tier: the
 	// chart's points are the agent's intervals at their starts.
 	for _, c := range []struct{ button, tier string }{{"#t-1d", "minute"}, {"#t-1w", "hour"}, {"#t-1mo", "hour"}, {"#t-1h", "second"}} {

@@ -23,6 +23,12 @@
 //     second, the one-minute window): requestAnimationFrame's intervals,
 //     and the page's own redraw time per update ("sonde-redraw").
 //
+// Each first render is also loaded once more with a trace, for the
+// renderer main thread's CPU time until its paint: the page's own cost,
+// which the machine's load does not multiply as it does wall time.
+// BENCH_UI_TRACE=1 prints, of those loads, the main thread's time by
+// trace event and its long tasks.
+//
 // The machine is shared: first renders are medians over -repeats fresh
 // loads. Benchmarks are not tests: nothing here passes or fails.
 package main
@@ -203,28 +209,44 @@ func run() error {
 
 	// first answers the first renders' times (ms) and, of each, when the
 	// last data answer had arrived (the agent's side: its reads and JSON).
-	first := func(id string) ([]float64, []float64, error) {
+	first := func(id string) ([]float64, []float64, float64, error) {
 		var ms, data []float64
-		for i := 0; i < *repeats; i++ {
+		var cpu float64
+		for i := 0; i <= *repeats; i++ {
+			// One more load, traced, for the main thread's CPU time
+			// (tracing slows it: that load is not timed).
+			traced := i == *repeats
 			prof := os.Getenv("BENCH_UI_PROFILE") != "" && i == 0
 			if err := chromedp.Run(ctx, chromedp.Navigate("about:blank")); err != nil {
-				return nil, nil, err
+				return nil, nil, 0, err
 			}
 			var before map[string]float64
 			if prof {
 				if err := chromedp.Run(ctx, cdpperf.Enable(), profiler.Enable(), profiler.SetSamplingInterval(200), profiler.Start()); err != nil {
-					return nil, nil, err
+					return nil, nil, 0, err
 				}
 				if before, err = metrics(ctx); err != nil {
-					return nil, nil, err
+					return nil, nil, 0, err
+				}
+			}
+			var tr *tracer
+			if traced {
+				if tr, err = startTrace(ctx); err != nil {
+					return nil, nil, 0, err
 				}
 			}
 			if err := chromedp.Run(ctx, chromedp.Navigate(srv.URL+"/#/worksheet/"+id)); err != nil {
-				return nil, nil, fmt.Errorf("worksheet %s: %w", id, err)
+				return nil, nil, 0, fmt.Errorf("worksheet %s: %w", id, err)
 			}
 			t, err := waitFor(ctx, `(() => { const e = performance.getEntriesByName("sonde-first-paint"); return e.length ? e[0].startTime : -1; })()`)
 			if err != nil {
-				return nil, nil, fmt.Errorf("first render of worksheet %s: %w", id, err)
+				return nil, nil, 0, fmt.Errorf("first render of worksheet %s: %w", id, err)
+			}
+			if tr != nil {
+				if cpu, err = tr.stop(ctx, os.Getenv("BENCH_UI_TRACE") != ""); err != nil {
+					return nil, nil, 0, err
+				}
+				continue
 			}
 			ms = append(ms, t)
 			if prof {
@@ -240,12 +262,12 @@ func run() error {
 					}
 					return err
 				})); err != nil {
-					return nil, nil, err
+					return nil, nil, 0, err
 				}
 			}
 			var d float64
 			if err := chromedp.Run(ctx, chromedp.Evaluate(`Math.max(...performance.getEntriesByType("resource").filter((e) => e.name.includes("/data?")).map((e) => e.responseEnd))`, &d)); err != nil {
-				return nil, nil, err
+				return nil, nil, 0, err
 			}
 			data = append(data, d)
 			// BENCH_UI_PROFILE=1 prints each load's requests: start, first byte and end (ms) and size.
@@ -255,16 +277,16 @@ func run() error {
 				fmt.Fprintln(os.Stderr, res)
 			}
 		}
-		return ms, data, nil
+		return ms, data, cpu, nil
 	}
 	rep := report{chrome: version, repeats: *repeats, load: benchutil.Loadavg()}
-	if rep.hour, rep.hourData, err = first(hour.ID); err != nil {
+	if rep.hour, rep.hourData, rep.hourCPU, err = first(hour.ID); err != nil {
 		return err
 	}
-	if rep.week, rep.weekData, err = first(week.ID); err != nil {
+	if rep.week, rep.weekData, rep.weekCPU, err = first(week.ID); err != nil {
 		return err
 	}
-	if rep.day, rep.dayData, err = first(day.ID); err != nil {
+	if rep.day, rep.dayData, rep.dayCPU, err = first(day.ID); err != nil {
 		return err
 	}
 
@@ -388,9 +410,12 @@ type report struct {
 	hour, week, day []float64
 	// when the last data answer had arrived, in the same loads
 	hourData, weekData, dayData []float64
-	frames, redraws             []float64
-	long                        int
-	duration                    time.Duration
+	// the renderer main thread's CPU time until the first paint, ms, of
+	// one more (traced) load
+	hourCPU, weekCPU, dayCPU float64
+	frames, redraws          []float64
+	long                     int
+	duration                 time.Duration
 }
 
 func quantile(xs []float64, q float64) float64 {
@@ -412,13 +437,13 @@ func (r report) markdown() string {
 		"panel has drawn, median (min-max) of %d fresh loads. Live: %v of requestAnimationFrame intervals while a\n"+
 		"new second of each of four datasets arrives every second (one-minute window); redraw is the page's own time\n"+
 		"per update (fetch excluded: it is asynchronous).\n\n", chromeVersion.FindString(r.chrome), r.load, r.repeats, r.duration)
-	row := func(what, target string, ms, data []float64) {
-		fmt.Fprintf(&b, "| %s | %s | %.0f (%.0f-%.0f) | %.0f |\n", what, target, benchutil.Median(ms), quantile(ms, 0), quantile(ms, 1), benchutil.Median(data))
+	row := func(what, target string, ms, data []float64, cpu float64) {
+		fmt.Fprintf(&b, "| %s | %s | %.0f (%.0f-%.0f) | %.0f | %.0f |\n", what, target, benchutil.Median(ms), quantile(ms, 0), quantile(ms, 1), benchutil.Median(data), cpu)
 	}
-	fmt.Fprintf(&b, "| first render | target, ms | painted, ms | of which: data answered by, ms |\n|---|---|---|---|\n")
-	row("worksheet of 4 datasets x 1 hour of seconds (4 x 3,600 intervals)", "< 1000", r.hour, r.hourData)
-	row("heat map, 1 week (168 hours x 40 buckets)", "< 300", r.week, r.weekData)
-	row("heat map, 1 day (1,440 minutes x 40 buckets)", "< 300", r.day, r.dayData)
+	fmt.Fprintf(&b, "| first render | target, ms | painted, ms | of which: data answered by, ms | main-thread CPU, ms |\n|---|---|---|---|---|\n")
+	row("worksheet of 4 datasets x 1 hour of seconds (4 x 3,600 intervals)", "< 1000", r.hour, r.hourData, r.hourCPU)
+	row("heat map, 1 week (168 hours x 40 buckets)", "< 300", r.week, r.weekData, r.weekCPU)
+	row("heat map, 1 day (1,440 minutes x 40 buckets)", "< 300", r.day, r.dayData, r.dayCPU)
 	fps := float64(len(r.frames)) / r.duration.Seconds()
 	slow := 0
 	for _, f := range r.frames {
@@ -434,13 +459,13 @@ func (r report) markdown() string {
 	fmt.Fprintf(&b, "| redraw per update, ms: median / max (%d updates) | | %.1f / %.1f |\n", len(r.redraws), quantile(r.redraws, 0.5), quantile(r.redraws, 1))
 	fmt.Fprintf(&b, "| long tasks (> 50 ms) | | %d |\n\n", r.long)
 	fmt.Fprintf(&b, "Notes. \"Data answered by\" is when the last of the worksheet's data answers had arrived: before it,\n"+
-		"the page loads and asks; the API's share is the reads and their JSON (indented, 24 MB for the hour worksheet:\n"+
-		"6 MB for 20 keys, 12 MB for 40 buckets a second). After it, the browser parses that JSON and draws;\n"+
-		"a CPU profile of that load (`BENCH_UI_PROFILE=1 go run ./bench/ui`) puts most of it in native code (JSON\n"+
-		"parsing, layout, paint) and about a tenth in the page's JavaScript. The machine's load (the other helpers'\n"+
-		"builds and tests on 2 CPUs) multiplies every time here and varies from run to run: the first renders' range\n"+
-		"shows it. Live, the page's own work is the redraw a second in the table; the late frames are when the\n"+
-		"machine is busiest.\n\n")
+		"the page loads and asks; the API's share is the reads and their JSON (the compact answer, format=columns:\n"+
+		"1.1 MB for the hour worksheet, where the default answer is 24 MB of indented JSON). After it, the page\n"+
+		"parses and draws. \"Main-thread CPU\" is the renderer main thread's CPU time from the navigation to that\n"+
+		"paint, of one more load traced (`BENCH_UI_TRACE=1 go run ./bench/ui` prints where it goes): the page's own\n"+
+		"cost. The machine's load (the other helpers' builds and tests on 2 CPUs) multiplies the wall times here\n"+
+		"and varies from run to run: the first renders' range shows it. Live, the page's own work is the redraw a\n"+
+		"second in the table; the late frames are when the machine is busiest.\n\n")
 	return b.String()
 }
 

@@ -52,9 +52,11 @@ type dataQuery struct {
 	start time.Time // zero: the last n
 	n     int
 	wait  bool
+	// columns: the compact, column-shaped answer (format=columns).
+	columns bool
 }
 
-// parseDataQuery reads start, seconds and granularity. seconds is a span
+// parseDataQuery reads start, seconds, granularity and format. seconds is a span
 // of time (default one interval) read as whole intervals of the
 // granularity; start is now (the live interval, waited for), a time, a
 // sample index, or absent (the last intervals). A read that reaches the
@@ -79,6 +81,13 @@ func (h *Handler) parseDataQuery(q url.Values) (dataQuery, error) {
 		return dataQuery{}, errorf(http.StatusBadRequest, "seconds=%d asks for %d intervals of a %s; at most %d", secs, n, g, h.opts.MaxIntervals)
 	}
 	dq := dataQuery{g: g, n: int(n)}
+	switch f := q.Get("format"); f {
+	case "":
+	case "columns":
+		dq.columns = true
+	default:
+		return dataQuery{}, errorf(http.StatusBadRequest, "bad format %q: want columns (or no format: the appliance's intervals)", f)
+	}
 	now := h.opts.Now()
 	switch s := q.Get("start"); {
 	case s == "":
@@ -163,6 +172,10 @@ func (h *Handler) readData(w http.ResponseWriter, r *http.Request, name string) 
 	for _, s := range secs {
 		out = append(out, showInterval(s, dq.g, len(d.Breakdowns)))
 	}
+	if dq.columns {
+		writeColumns(w, dq.g, len(d.Breakdowns), out)
+		return
+	}
 	if dq.n == 1 {
 		var one *intervalJSON
 		if len(out) > 0 {
@@ -179,8 +192,8 @@ func (h *Handler) readData(w http.ResponseWriter, r *http.Request, name string) 
 func showInterval(s analytics.Second, g analytics.Granularity, nbreak int) intervalJSON {
 	per := int64(g.Width() / time.Second)
 	iv := intervalJSON{Sample: s.Time.Unix() / per, StartTime: s.Time.UTC().Format(ApplianceTime), Samples: s.Samples}
-	var all [][]analytics.Bucket
-	keys := []keyJSON{}
+	all := make([][]analytics.Bucket, 0, len(s.Rows))
+	keys := make([]keyJSON, 0, len(s.Rows))
 	// A row without a key beside keyed ones is the total, given where the
 	// rows do not add up (a gauge by CPU); otherwise the total is their sum.
 	var total *analytics.Row

@@ -60,11 +60,16 @@ export class Chart {
     ctx.restore();
   }
 
-  // update draws intervals on the axis xs.
-  update(xs, intervals) {
-    this.series = build(xs, intervals, this.hasBreakdowns);
+  // update draws c (a compact answer with t) on the axis xs.
+  update(xs, c) {
+    this.series = build(xs, c, this.hasBreakdowns);
     const s = this.series;
-    const sig = (this.stacked ? 's' : 'l') + s.entries.map((e) => e.key).join('\u0000');
+    // A stack of more intervals than pixels is drawn filled, without
+    // outlines: stroking thousands of segments with round joins cost
+    // most of an hour's first render (bench/ui), and at one interval a
+    // pixel or less the outlines are not seen apart from the fills.
+    this.dense = xs.length > Math.max(200, this.host.clientWidth);
+    const sig = (this.stacked ? 's' : 'l') + (this.dense ? 'd' : '') + s.entries.map((e) => e.key).join('\u0000');
     const data = [s.xs];
     const ys = this.hasBreakdowns ? (this.stacked ? stack(s) : s.entries.map((e) => e.values)) : [s.total];
     // uPlot draws series in order: for a stack draw the tallest first.
@@ -86,7 +91,7 @@ export class Chart {
     } else {
       for (const i of order) {
         const e = s.entries[i];
-        series.push({ label: e.key, stroke: e.color, width: 1.2, fill: this.stacked ? e.color + 'cc' : undefined });
+        series.push({ label: e.key, stroke: e.color, width: this.stacked && this.dense ? 0 : 1.2, fill: this.stacked ? e.color + 'cc' : undefined });
       }
     }
     const axis = { stroke: c.fg, grid: { stroke: c.grid, width: 1 }, ticks: { stroke: c.grid } };

@@ -3,6 +3,7 @@
 import { call, dsPath } from './api.js';
 import { el, clear, fmtBytes, fmtNum } from './util.js';
 import { toast } from './state.js';
+import { agentEvents } from './alerts.js';
 
 export async function renderDatasets(main) {
   const [dl, ev] = await Promise.all([call('GET', '/datasets'), call('GET', '/events')]);
@@ -20,9 +21,8 @@ export async function renderDatasets(main) {
     el('table', { class: 'datasets' },
       el('thead', {}, el('tr', {}, ['dataset', 'state', 'in core', 'on disk', 'events/s', 'ns/event', ''].map((h) => el('th', { scope: 'col', text: h })))),
       el('tbody', {}, rows)),
-    el('h2', { text: 'Events' }),
-    el('ul', { class: 'events' }, (ev.events || []).slice(-100).reverse().map((e) =>
-      el('li', {}, el('time', { text: e.time }), ' ', el('b', { text: e.kind }), ' ', e.dataset || '', e.message ? ': ' + e.message : ''))));
+    el('h2', { text: 'Events' }), agentEvents(ev.events || []),
+    el('p', { class: 'hint' }, 'Thresholds and their alerts: ', el('a', { href: '#/alerts', text: 'Alerts' }), '.'));
 }
 
 function actions(d, main) {

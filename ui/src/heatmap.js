@@ -54,22 +54,23 @@ export function palette32(dark, bg) {
   return palettes[k];
 }
 
-// grid turns intervals into columns over xs and the rows (buckets, by
-// their lower bound) that have any count in the window.
-export function grid(xs, intervals) {
+// grid turns a compact answer (api.js getColumns: t the intervals'
+// starts in seconds) into columns over xs (a Map of bucket to count, null
+// where no interval) and the rows (buckets, by their lower bound) that
+// have any count in the window.
+export function grid(xs, c) {
   const index = new Map(xs.map((x, i) => [x, i]));
   const rows = new Map(); // min -> max
   const cols = xs.map(() => null);
-  for (const iv of intervals) {
-    const i = index.get(iv.sample);
-    if (i === undefined || !iv.data) continue;
-    const col = new Map();
-    for (const b of iv.data.buckets || []) {
-      if (!b.count) continue;
-      col.set(b.min, b.count);
+  const at = c.t.map((t) => index.get(t));
+  for (const j of at) if (j !== undefined) cols[j] = new Map();
+  for (const b of c.buckets || []) {
+    for (let i = 0; i < at.length; i++) {
+      const n = b.count[i];
+      if (at[i] === undefined || !n) continue;
+      cols[at[i]].set(b.min, n);
       rows.set(b.min, b.max);
     }
-    cols[i] = col;
   }
   const mins = [...rows.keys()].sort((a, b) => a - b);
   return { xs, cols, rows: mins.map((m) => ({ min: m, max: rows.get(m) })) };
@@ -257,9 +258,10 @@ export class Heatmap {
     return { w: (c.width - LEFT) / this.g.xs.length, h: (c.height - BOTTOM) / Math.max(1, this.kept()) };
   }
 
-  update(xs, intervals) {
+  // update draws c (a compact answer with t) on the axis xs.
+  update(xs, c) {
     const prev = this.g;
-    this.g = grid(xs, intervals);
+    this.g = grid(xs, c);
     // A live map moves a column a second: the selection moves with its
     // times and buckets, or goes when they leave the window.
     if (this.sel && prev) {
@@ -297,7 +299,13 @@ export class Heatmap {
     // share a pixel, the highest shade shows (an outlier is not hidden).
     const W = c.width;
     const H = c.height;
-    const level = new Uint16Array(W * H);
+    // The buffers are kept from draw to draw (a live map draws every
+    // second): allocated again only when the canvas's size changes.
+    if (!this.buf || this.buf.W !== W || this.buf.H !== H) {
+      this.buf = { W, H, level: new Uint16Array(W * H), img: ctx.createImageData(W, H) };
+    }
+    const level = this.buf.level;
+    level.fill(0);
     g.cols.forEach((col, x) => {
       if (!col || !col.size) return;
       columns++;
@@ -318,7 +326,7 @@ export class Heatmap {
     });
     const bg = parseColor(cs.getPropertyValue('--chart-bg').trim() || '#ffffff');
     const steps = palette32(dark, bg);
-    const img = ctx.createImageData(W, H);
+    const img = this.buf.img;
     const px = new Uint32Array(img.data.buffer);
     const back = pack(bg);
     for (let i = 0; i < px.length; i++) px[i] = level[i] ? steps[level[i] - 1] : back;

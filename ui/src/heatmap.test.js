@@ -1,7 +1,10 @@
 // node --test: a heat map's cells and shading.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { grid, shader, crop, sumRect, keyCounts } from './heatmap.js';
+import { grid as gridColumns, shader, crop, sumRect, keyCounts } from './heatmap.js';
+import { toColumns } from './api.js';
+
+const grid = (xs, ivs) => gridColumns(xs, toColumns(ivs));
 
 const iv = (sample, buckets) => ({ sample, data: { value: 0, buckets } });
 

@@ -1,11 +1,13 @@
-// sonded's Analytics web UI: routes between the worksheet, datasets and
-// statistics views (the URL's hash: #/worksheet/ID reopens a worksheet).
+// sonded's Analytics web UI: routes between the worksheet, datasets,
+// alerts and statistics views (the URL's hash: #/worksheet/ID reopens a worksheet,
+// #/worksheet/ID?span=S&end=T at a paused or zoomed window).
 import 'uplot/dist/uPlot.min.css';
 import './style.css';
 import { call, wsPath } from './api.js';
 import { Worksheet, closeMenus } from './worksheet.js';
 import { renderDatasets } from './datasets.js';
 import { renderStatistics } from './statistics.js';
+import { renderAlerts, stopAlerts } from './alerts.js';
 import { app, toast } from './state.js';
 
 const main = document.getElementById('main');
@@ -23,7 +25,7 @@ function initTheme() {
     const t = document.documentElement.dataset.theme === 'dark' ? 'light' : 'dark';
     localStorage.setItem('sonde-theme', t);
     applyTheme(t);
-    route();
+    route(true);
   });
 }
 
@@ -40,10 +42,17 @@ async function addToWorksheet(spec) {
   }
 }
 
-async function route() {
+// route shows the view of the URL's hash; force redraws it all (a new theme).
+async function route(force) {
   closeMenus();
+  // #/worksheet/ID?span=S&end=T: the window is after "?".
+  const [path, query] = location.hash.replace(/^#\/?/, '').split('?');
+  const parts = path.split('/');
+  const params = new URLSearchParams(query || '');
+  // Another window of the worksheet open: move it, without reloading.
+  if (!force && parts[0] === 'worksheet' && sheet.showParams(decodeURIComponent(parts[1] || ''), params)) return;
   sheet.teardown();
-  const parts = location.hash.replace(/^#\/?/, '').split('/');
+  stopAlerts();
   document.querySelectorAll('nav a').forEach((a) => a.removeAttribute('aria-current'));
   const current = (id) => document.getElementById(id).setAttribute('aria-current', 'page');
   document.body.dataset.view = parts[0] || 'worksheets';
@@ -60,13 +69,17 @@ async function route() {
         current('nav-datasets');
         await renderDatasets(main);
         break;
+      case 'alerts':
+        current('nav-alerts');
+        await renderAlerts(main);
+        break;
       case 'statistics':
         current('nav-statistics');
         await renderStatistics(main, addToWorksheet);
         break;
       default:
         current('nav-worksheets');
-        await sheet.render(parts[0] === 'worksheet' ? decodeURIComponent(parts[1] || '') : parts[1] === 'none' ? null : undefined);
+        await sheet.render(parts[0] === 'worksheet' ? decodeURIComponent(parts[1] || '') : parts[1] === 'none' ? null : undefined, params);
     }
   } catch (e) {
     toast(e.message, true);
@@ -77,7 +90,10 @@ async function route() {
 document.addEventListener('click', (ev) => {
   if (!ev.target.closest('.menu') && !ev.target.closest('.entry')) closeMenus();
 });
-window.addEventListener('hashchange', route);
+window.addEventListener('hashchange', () => route());
 window.sondeUI = { sheet };
-initTheme();
+// The view's first requests leave before the theme is read: the first
+// access to localStorage can take a while, and nothing is drawn before
+// both have run (the charts draw when their data arrives).
 route();
+initTheme();

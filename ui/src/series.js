@@ -12,31 +12,39 @@ export function axis(last, seconds) {
   return xs;
 }
 
-// build maps intervals onto xs. Seconds without data are null; a key
-// absent from a second it was not seen in is 0 in that second (it did
-// not occur), null where the dataset had no data at all.
-export function build(xs, intervals, hasBreakdowns) {
+// build maps a compact answer (api.js getColumns: t the intervals'
+// starts in seconds) onto xs. Seconds without data are null; a key absent
+// from a second it was not seen in is 0 in that second (it did not
+// occur), null where the dataset had no data at all.
+export function build(xs, c, hasBreakdowns) {
   const index = new Map(xs.map((x, i) => [x, i]));
-  const total = xs.map(() => null);
-  const keys = new Map(); // key -> {key, values, sum, last}
-  const present = xs.map(() => false);
-  for (const iv of intervals) {
-    const i = index.get(iv.sample);
-    if (i === undefined || !iv.data) continue;
-    present[i] = true;
-    total[i] = iv.data.value;
-    for (const k of iv.data.data || []) {
-      let e = keys.get(k.key);
-      if (!e) {
-        e = { key: k.key, keys: k.keys || [k.key], values: xs.map(() => null), sum: 0 };
-        keys.set(k.key, e);
-      }
-      e.values[i] = k.value;
-      e.sum += k.value;
-    }
+  const n = xs.length;
+  const total = new Array(n).fill(null);
+  const present = new Array(n).fill(false);
+  const at = c.t.map((t) => index.get(t));
+  for (let i = 0; i < at.length; i++) {
+    if (at[i] === undefined) continue;
+    present[at[i]] = true;
+    total[at[i]] = c.value[i];
   }
-  let entries = [...keys.values()];
-  for (const e of entries) e.values = e.values.map((v, i) => (v === null && present[i] ? 0 : v));
+  const keys = [];
+  for (const k of c.data || []) {
+    const values = new Array(n).fill(null);
+    let sum = 0;
+    let seen = false;
+    for (let i = 0; i < at.length; i++) {
+      const v = k.value[i];
+      if (at[i] === undefined || v === null) continue;
+      values[at[i]] = v;
+      sum += v;
+      seen = true;
+    }
+    if (seen) keys.push({ key: k.key, keys: k.keys || [k.key], values, sum });
+  }
+  let entries = keys;
+  for (const e of entries) {
+    for (let j = 0; j < n; j++) if (e.values[j] === null && present[j]) e.values[j] = 0;
+  }
   entries.sort((a, b) => b.sum - a.sum || (a.key < b.key ? -1 : 1));
   if (hasBreakdowns && entries.length > TOP) {
     const rest = entries.slice(TOP);

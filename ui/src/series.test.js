@@ -1,7 +1,10 @@
 // node --test: what the charts draw from the API's intervals.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { axis, build, stack, extremes, TOP } from './series.js';
+import { axis, build as buildColumns, stack, extremes, TOP } from './series.js';
+import { toColumns } from './api.js';
+
+const build = (xs, ivs, b) => buildColumns(xs, toColumns(ivs, b ? 1 : 0), b);
 
 const iv = (sample, value, keys) => ({ sample, data: { value, data: keys && Object.entries(keys).map(([key, v]) => ({ key, value: v })) } });
 

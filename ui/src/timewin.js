@@ -122,3 +122,32 @@ export class TimeWindow {
     return true;
   }
 }
+
+// iso writes seconds since the epoch as the API reads them (UTC).
+const iso = (s) => new Date(s * 1000).toISOString().replace('.000Z', 'Z');
+
+// toParams writes the window into a worksheet's URL: nothing for a live
+// window of the worksheet's own span (def), span=S for another span,
+// end=T too for a paused or zoomed one.
+export function toParams(w, def) {
+  const p = new URLSearchParams();
+  if (w.span !== def || !w.live) p.set('span', String(w.span));
+  if (!w.live) p.set('end', iso(w.end));
+  return p.toString().replace(/%3A/g, ':');
+}
+
+// fromParams reads a window from a worksheet's URL (toParams' words);
+// what it cannot read is left at the worksheet's live default.
+export function fromParams(p, def) {
+  const w = new TimeWindow(def);
+  const span = Number(p.get('span'));
+  if (Number.isInteger(span) && span > 0) w.show(span);
+  const end = p.get('end') ? Date.parse(p.get('end')) : NaN;
+  if (!Number.isNaN(end)) w.end = Math.floor(end / 1000);
+  return w;
+}
+
+// same says whether two windows show the same times.
+export function same(a, b) {
+  return a.span === b.span && a.end === b.end;
+}

@@ -67,3 +67,23 @@ test('zoom to a dragged range: whole seconds out, at least MIN_SPAN', () => {
   w.zoomTo(1000, 1002);
   assert.equal(w.span, 10);
 });
+
+test('a paused or zoomed window goes into the URL and comes back from it', async () => {
+  const { toParams, fromParams, same } = await import('./timewin.js');
+  const live = new TimeWindow(60);
+  assert.equal(toParams(live, 60), '');
+  live.show(3600);
+  assert.equal(toParams(live, 60), 'span=3600');
+  assert.ok(same(fromParams(new URLSearchParams('span=3600'), 60), live));
+  const w = new TimeWindow(60);
+  w.pause(1795600799);
+  w.zoom(0.5);
+  const p = toParams(w, 60);
+  assert.equal(p, 'span=30&end=2026-11-25T10:00:00Z');
+  const back = fromParams(new URLSearchParams(p), 60);
+  assert.ok(same(back, w) && !back.live);
+  assert.equal(back.query(), w.query());
+  // What cannot be read is the worksheet's live default.
+  const bad = fromParams(new URLSearchParams('span=-4&end=soon'), 60);
+  assert.ok(bad.live && bad.span === 60);
+});

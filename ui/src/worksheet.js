@@ -1,11 +1,11 @@
 // The worksheet view: datasets on one shared time axis, live every second,
 // with drill-down from a breakdown's legend.
-import { call, dsPath, wsPath, drillSpec, ApiError } from './api.js';
+import { call, getData, getColumns, emptyColumns, mergeColumns, fromColumns, dsPath, wsPath, drillSpec, ApiError } from './api.js';
 import { extremes } from './series.js';
 import { Chart, modeButton } from './chart.js';
 import { Heatmap, keyCounts } from './heatmap.js';
 import { Flame, stackBreakdown } from './flame.js';
-import { TimeWindow, PRESETS } from './timewin.js';
+import { TimeWindow, PRESETS, toParams, fromParams, same } from './timewin.js';
 import { rows as csvRows, toCSV } from './csv.js';
 import { el, clear, fmtNum, fmtNs, fmtTime } from './util.js';
 import { toast, app } from './state.js';
@@ -22,7 +22,11 @@ class Panel {
     this.name = name;
     this.ds = null;
     this.view = null;
-    this.intervals = [];
+    // cols is the window's data as the agent's compact answer (with t:
+    // each interval's start in seconds), what charts and heat maps draw;
+    // intervals gives it as the default answer's intervals.
+    this.cols = emptyColumns();
+    this.ivMemo = null;
     this.root = el('section', { class: 'panel', 'data-name': name, 'aria-label': name });
   }
 
@@ -68,49 +72,55 @@ class Panel {
     this.root.append(head, this.plot, el('div', { class: 'readouts' }, this.readout, this.minmax), this.legend, this.selection);
   }
 
-  // poll reads the window's intervals (w a TimeWindow); each interval's
-  // sample becomes its start in seconds. A live window that only moved
+  // intervals are the window's data as the default answer's intervals
+  // (each sample its start in seconds): CSV, selections, flame graphs.
+  get intervals() {
+    if (!this.ivMemo || this.ivMemo.cols !== this.cols) this.ivMemo = { cols: this.cols, ivs: fromColumns(this.cols) };
+    return this.ivMemo.ivs;
+  }
+
+  // poll reads the window's data (w a TimeWindow). A live window that only moved
   // on reads just the intervals since the last it has (and that one
   // again: it may have been filling), unless full. It answers how many
   // intervals have data.
   async poll(w, full) {
     if (!this.ds) return 0;
     const width = w.width;
-    const inc = !full && w.live && this.tier === w.tier && this.span === w.span && this.intervals.length > 0;
+    const inc = !full && w.live && this.tier === w.tier && this.span === w.span && this.cols.t.length > 0;
     let query = w.query();
+    // The first read was asked beside the dataset's description (prefetch).
+    const pre = this.prefetch;
+    this.prefetch = null;
     if (inc) {
-      const last = this.intervals[this.intervals.length - 1].sample;
+      const last = this.last();
       const n = Math.max(2, Math.min(w.intervals, Math.ceil((Date.now() / 1000 - last) / width) + 2));
       query = 'seconds=' + n * width + '&granularity=' + w.tier;
     }
     try {
-      const r = await call('GET', dsPath(this.name) + '/data?' + query);
-      const ivs = Array.isArray(r.data) ? r.data : r.data ? [r.data] : [];
-      for (const iv of ivs) iv.sample *= width;
-      if (inc && ivs.length) {
-        const first = ivs[0].sample;
-        const keep = ivs[ivs.length - 1].sample - (w.intervals - 1) * width;
-        this.intervals = this.intervals.filter((iv) => iv.sample < first && iv.sample >= keep).concat(ivs);
+      const c = await (pre && !inc && pre.query === query ? pre.data : getColumns(this.name, query));
+      if (inc && c.t.length) {
+        this.cols = mergeColumns(this.cols, c, c.t[c.t.length - 1] - (w.intervals - 1) * width);
       } else if (!inc) {
-        this.intervals = ivs;
+        this.cols = c;
       }
       this.width = width;
       this.tier = w.tier;
       this.span = w.span;
     } catch (e) {
-      this.intervals = [];
+      this.cols = emptyColumns();
       this.readout.textContent = e.message;
     }
-    return this.intervals.filter((iv) => iv.data && iv.samples).length;
+    return this.cols.samples.filter((n) => n).length;
   }
 
   // within says whether an interval with data ends by end (seconds).
   within(end) {
-    return this.intervals.some((iv) => iv.data && iv.samples && iv.sample + this.width <= end);
+    return this.cols.t.some((t, i) => this.cols.samples[i] && t + this.width <= end);
   }
 
   last() {
-    return this.intervals.length ? this.intervals[this.intervals.length - 1].sample : 0;
+    const t = this.cols.t;
+    return t.length ? t[t.length - 1] : 0;
   }
 
   redraw(xs) {
@@ -119,7 +129,7 @@ class Panel {
     if (!this.xs) return;
     this.view.long = this.ws.win.span > 86400;
     this.view.markers = this.ws.markers;
-    this.view.update(this.xs, this.intervals);
+    this.view.update(this.xs, this.view instanceof Flame ? this.intervals : this.cols);
     this.showExtremes();
     if (this.view instanceof Chart) {
       this.drawLegend();
@@ -127,8 +137,9 @@ class Panel {
     } else if (this.view instanceof Flame) {
       if (!this.hovering) this.readout.textContent = this.view.summary();
     } else if (!this.hovering) {
-      const last = this.intervals[this.intervals.length - 1];
-      this.readout.textContent = last ? `${fmtTime(last.sample, this.ws.win.span > 86400)}  ${fmtNum(last.data ? last.data.value : 0)} events` : '';
+      const c = this.cols;
+      const n = c.t.length;
+      this.readout.textContent = n ? `${fmtTime(c.t[n - 1], this.ws.win.span > 86400)}  ${fmtNum(c.value[n - 1])} events` : '';
     }
   }
 
@@ -137,10 +148,10 @@ class Panel {
     if (!this.xs) return null;
     const index = new Map(this.xs.map((x, i) => [x, i]));
     const total = this.xs.map(() => null);
-    for (const iv of this.intervals) {
-      const i = index.get(iv.sample);
-      if (i !== undefined && iv.data) total[i] = iv.data.value;
-    }
+    this.cols.t.forEach((t, j) => {
+      const i = index.get(t);
+      if (i !== undefined) total[i] = this.cols.value[j];
+    });
     const e = extremes(total);
     return e && { min: { t: this.xs[e.min], v: total[e.min] }, max: { t: this.xs[e.max], v: total[e.max] } };
   }
@@ -185,9 +196,7 @@ class Panel {
       if (!this.ws.panels.has(name)) await this.ws.add(name, this.name);
       const w = this.ws.win;
       const q = `start=${new Date(sel.from * 1000).toISOString().replace('.000Z', 'Z')}&seconds=${sel.to - sel.from}&granularity=${w.tier}`;
-      const r = await call('GET', dsPath(name) + '/data?' + q);
-      const ivs = Array.isArray(r.data) ? r.data : r.data ? [r.data] : [];
-      for (const iv of ivs) iv.sample *= w.width;
+      const ivs = await getData(name, q);
       const counts = keyCounts(ivs, sel.from, sel.to, sel.min, sel.max);
       const sum = counts.reduce((a, c) => a + c.count, 0);
       out.append(this.keyTable(name, counts, null),
@@ -305,7 +314,9 @@ export class Worksheet {
     this.xs = null;
   }
 
-  async render(id) {
+  // render shows worksheet id (the last one when undefined, none when
+  // null) at the window params give (the URL's: toParams).
+  async render(id, params) {
     clear(this.main);
     // The list and the worksheet asked at once, when its id is known.
     const one = id ? call('GET', wsPath(id)) : null;
@@ -316,10 +327,7 @@ export class Worksheet {
     if (id) {
       try {
         this.ws = (await (one || call('GET', wsPath(id)))).worksheet;
-        if (!this.win || this.win.wsID !== this.ws.id) {
-          this.win = new TimeWindow(this.ws.seconds || WINDOW);
-          this.win.wsID = this.ws.id;
-        }
+        this.win = fromParams(params || new URLSearchParams(), this.ws.seconds || WINDOW);
       } catch (e) {
         toast(e.message, true);
       }
@@ -332,6 +340,7 @@ export class Worksheet {
       this.panelsEl.append(el('p', { class: 'hint', text: 'No worksheet open: name one and press New.' }));
       return;
     }
+    this.shownHash = location.hash;
     // Every panel in place at once, their datasets read in parallel.
     await Promise.all(this.ws.datasets.map((name) => this.addPanel(name)));
     this.start();
@@ -392,10 +401,41 @@ export class Worksheet {
     return bar;
   }
 
-  // moved reads the window anew after the toolbar changed it.
+  // moved reads the window anew after the toolbar changed it, and keeps
+  // it in the URL: a new history entry, so that back and forward of the
+  // browser step through the windows shown.
   moved() {
     this.showWindow();
+    if (this.ws) {
+      const p = toParams(this.win, this.ws.seconds || WINDOW);
+      const h = this.hash(p);
+      if (location.hash !== h) {
+        this.shownHash = h;
+        location.hash = h;
+      }
+    }
     this.tick(true);
+  }
+
+  hash(params) {
+    return '#/worksheet/' + encodeURIComponent(this.ws.id) + (params ? '?' + params : '');
+  }
+
+  // showParams moves the open worksheet to the window of its URL (back
+  // or forward of the browser, or a URL typed); it answers false when id
+  // is not the worksheet open.
+  showParams(id, params) {
+    if (!this.ws || this.ws.id !== id || !this.panelsEl || !this.panelsEl.isConnected) return false;
+    if (location.hash === this.shownHash) return true; // moved() put it there
+    this.shownHash = location.hash;
+    const w = fromParams(params, this.ws.seconds || WINDOW);
+    if (!same(w, this.win)) {
+      this.win = w;
+      this.xs = null;
+      this.showWindow();
+      this.tick(true);
+    }
+    return true;
   }
 
   showWindow() {
@@ -511,6 +551,11 @@ export class Worksheet {
 
   async addPanel(name, after) {
     const p = new Panel(this, name);
+    // The window's data is asked at once, not after the dataset's
+    // description: the first render waits for one round trip, not two.
+    const query = this.win.query();
+    p.prefetch = { query, data: getColumns(name, query) };
+    p.prefetch.data.catch(() => {}); // poll reports it
     this.panels.set(name, p);
     const prev = after && this.panels.get(after);
     if (prev) prev.root.after(p.root);
@@ -579,7 +624,7 @@ export class Worksheet {
       this.showWindow();
       performance.measure('sonde-redraw', { start: t0 }); // seen by a PerformanceObserver,
       performance.clearMeasures('sonde-redraw'); // not kept: a day would keep 86,400
-      if (!this.painted && panels.length && panels.every((p) => p.intervals.length)) {
+      if (!this.painted && panels.length && panels.every((p) => p.cols.t.length)) {
         this.painted = true;
         requestAnimationFrame(() => performance.mark('sonde-first-paint')); // the frame that paints it
       }
