@@ -8,7 +8,10 @@
 //	go run ./bench/gens [-rounds 25] [-n 500000] [-cpu 1]
 //
 // It prints the BPF run time per event of each, median, quartiles and
-// minimum over the rounds (each round runs both, in turn). The program
+// minimum over the rounds (each round runs both, in turn, the first
+// alternating from round to round so that neither always follows the
+// other). -same compiles both in place: what the bench calls a
+// difference between two identical programs is its noise. The program
 // fires on every system call of the machine, as syscall.ops[execname]
 // does: other work's calls count too, alike for both.
 package main
@@ -33,14 +36,15 @@ func main() {
 	rounds := flag.Int("rounds", 25, "rounds (each runs both programs)")
 	calls := flag.Int("n", 500000, "getppid calls per run")
 	cpu := flag.Int("cpu", 1, "CPU to pin the loop to (-1: none)")
+	same := flag.Bool("same", false, "compile both in place (the bench's noise)")
 	flag.Parse()
-	if err := run(*rounds, *calls, *cpu); err != nil {
+	if err := run(*rounds, *calls, *cpu, *same); err != nil {
 		fmt.Fprintln(os.Stderr, "bench/gens:", err)
 		os.Exit(1)
 	}
 }
 
-func run(rounds, calls, cpu int) error {
+func run(rounds, calls, cpu int, same bool) error {
 	st, err := tracer.EnableStats()
 	if err != nil {
 		return err
@@ -56,8 +60,12 @@ func run(rounds, calls, cpu int) error {
 	}
 	var direct, gens []float64
 	for i := 0; i < rounds; i++ {
-		for _, g := range []bool{false, true} {
-			ns, err := perEvent(g, calls)
+		order := []bool{false, true}
+		if i%2 == 1 {
+			order = []bool{true, false}
+		}
+		for _, g := range order {
+			ns, err := perEvent(g && !same, calls)
 			if err != nil {
 				return err
 			}
@@ -70,7 +78,12 @@ func run(rounds, calls, cpu int) error {
 	}
 	fmt.Printf("BPF run time per event of %s, %d rounds of %d getppid calls:\n", program, rounds, calls)
 	fmt.Printf("  %-28s %s\n", "in place (sonde -n)", summary(direct))
-	fmt.Printf("  %-28s %s\n", "generations (sonded)", summary(gens))
+	second := "generations (sonded)"
+	if same {
+		second = "in place again (-same)"
+	}
+	fmt.Printf("  %-28s %s\n", second, summary(gens))
+	fmt.Printf("  %-28s %s\n", "difference, round by round", summary(diffs(gens, direct)))
 	return nil
 }
 
@@ -102,6 +115,15 @@ func perEvent(gens bool, calls int) (float64, error) {
 		return 0, fmt.Errorf("no runs counted (%v)", err)
 	}
 	return float64(n1-n0) / float64(r1-r0), nil
+}
+
+// diffs are b[i]-a[i]: the two programs' difference in each round.
+func diffs(b, a []float64) []float64 {
+	d := make([]float64, len(a))
+	for i := range a {
+		d[i] = b[i] - a[i]
+	}
+	return d
 }
 
 func summary(xs []float64) string {

@@ -6,6 +6,8 @@
 package plan
 
 import (
+	"fmt"
+
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
 
@@ -26,6 +28,11 @@ const (
 	// codegen.Options.AggGenerations (runtime.Session.Flip)
 	MapGenerations = "gens"
 )
+
+// GenerationSlot is the name by which code with aggregation generations
+// references generation i (0 or 1) of the aggregation map named agg: the
+// map the runtime puts in slot i of agg's outer map.
+func GenerationSlot(agg string, i int) string { return fmt.Sprintf("%s.%d", agg, i) }
 
 // Counters in the stats map (u64 each, summed over CPUs).
 const (

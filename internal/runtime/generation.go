@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
 
 	"github.com/sonde-trace/sonde/internal/plan"
 )
@@ -74,6 +75,19 @@ func (s *Session) addGeneration(outer *ebpf.Map, spec *ebpf.MapSpec) error {
 	s.gens.byName[spec.InnerMap.Name] = g
 	s.Maps[spec.InnerMap.Name] = g.slots[1-s.gens.cur]
 	s.gens.settled = true
+	return nil
+}
+
+// associateGenerations gives the code's references to each generation
+// (plan.GenerationSlot) their maps.
+func (s *Session) associateGenerations(insns asm.Instructions) error {
+	for name, g := range s.gens.byName {
+		for i, m := range g.slots {
+			if err := insns.AssociateMap(plan.GenerationSlot(name, i), m); err != nil && !isUnreferenced(err) {
+				return fmt.Errorf("generation %d of %s: %w", i, name, err)
+			}
+		}
+	}
 	return nil
 }
 
