@@ -23,8 +23,8 @@ const (
 	MapGlobals = "globals" // array, 1 entry: global scalars
 	MapSelf    = "self"    // task storage: self-> variables
 	MapStats   = "stats"   // per-CPU array of counters (Stat*)
-	// MapGenerations: array, 1 entry, u32: the slot of the outer maps that
-	// holds the current generation of the aggregations, with
+	// MapGenerations: array, 1 entry, u32: which generation of the
+	// aggregations is current (0 or 1: the slot of their outer maps), with
 	// codegen.Options.AggGenerations (runtime.Session.Flip)
 	MapGenerations = "gens"
 )

@@ -11,11 +11,13 @@ import (
 )
 
 // Aggregations kept in generations (codegen.Options.AggGenerations): each
-// is reached through an outer map of two slots (a plan's ARRAY_OF_MAPS
-// with an InnerMap spec), each holding a generation, and the plan's
-// generation index (plan.MapGenerations) says which slot the programs
-// use. Session.Maps holds, under the inner spec's name, the generation
-// not in use: the one swapped out last, for the caller to read.
+// has an outer map of two slots (a plan's ARRAY_OF_MAPS with an InnerMap
+// spec), each holding a generation, and the plan's generation index
+// (plan.MapGenerations) says which slot the programs use. The programs
+// name the generations directly (plan.GenerationSlot, associated at
+// load); the outer map holds them for the wait of Settle. Session.Maps
+// holds, under the inner spec's name, the generation not in use: the one
+// swapped out last, for the caller to read.
 
 // generation is one aggregation's pair of generations.
 type generation struct {
