@@ -114,7 +114,11 @@ func (b *bench) cost(a *agentProc) (*costs, error) {
 		toolSonded: func() (*attached, error) { return resume(a) },
 	}
 	for i := range b.starts {
-		for _, t := range costTools {
+		// Each start in another order (rotated), so that no tool always
+		// follows the same one: the one before it ends while it starts
+		// (its maps freed, its links detached).
+		order := append(append([]string(nil), costTools[i%len(costTools):]...), costTools[:i%len(costTools)]...)
+		for _, t := range order {
 			r := c.results[t]
 			if r.failed != "" {
 				continue

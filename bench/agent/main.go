@@ -18,8 +18,7 @@
 //     the BPF run time per event (the kernel's run-time statistics) and
 //     the ns each getppid call gains (traced minus untraced loop runs, as
 //     bench/run measures it); the programs' tags show the agent's code
-//     apart from sonde -n's (its aggregation is reached through the
-//     outer map of its generations);
+//     apart from sonde -n's (it chooses its aggregation's generation);
 //   - the store (bench/store, run as it is: bytes per sample and per
 //     distribution-second, a durable second, and the read times of one
 //     hour of per-second data of a 50-key breakdown and a week of

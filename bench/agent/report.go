@@ -31,7 +31,7 @@ in the notes), and differences of a few ns per event are noise.
 - **BPF cost per event** of the dataset `+"`%s`"+`: its D as the API's `+"`program`"+` field shows it, run
   by the agent (resumed through the API), by `+"`sonde %s -n`"+` (the agent's aggregation size), and by
   `+"`bench/floor -mode %s`"+` (a per-CPU hash keyed by the 16-byte comm from bpf_get_current_comm,
-  incremented in place, updated only on a miss: the least a tracer can do), taking turns %d times.
+  incremented in place, updated only on a miss: the least a tracer can do), taking turns %d times (each time in another order).
   Each start runs the getppid loop (%d calls, pinned to CPU %d) %d times untraced, then attaches and
   runs it %d times traced; %d untraced runs follow the last. Two numbers per tool: the *BPF run
   time per event* (the programs' run_time_ns over run_cnt across the traced runs), and the *overhead
@@ -178,8 +178,9 @@ func (b *bench) costTable(w *strings.Builder, cs *costs) {
 	case slices.Equal(sorted(ta), sorted(tb)):
 		fmt.Fprintf(w, "- the agent and `sonde -n` load the same code: tags %s\n", strings.Join(ta, ", "))
 	default:
-		fmt.Fprintf(w, "- the agent and `sonde -n` load different code, as they should: the agent's reaches the aggregation "+
-			"through the outer map of its per-second generations (one ARRAY_OF_MAPS lookup, inlined by the verifier): "+
+		fmt.Fprintf(w, "- the agent and `sonde -n` load different code, as they should: the agent's is sonde -n's plus the "+
+			"choice of its per-second generation (three instructions) and generation 1's copy of the aggregation's lookups "+
+			"(docs/analytics.md; TestGenerationsSameCode checks that nothing else differs): "+
 			"tags %s (agent) and %s (sonde -n)\n", strings.Join(ta, ", "), strings.Join(tb, ", "))
 	}
 	b.statsNote(w, cs)

@@ -91,16 +91,23 @@ type dynamic struct {
 	swapped bool
 }
 
-// compile compiles a dataset's or a user statistic's D. Destructive
-// actions are never allowed: the D comes from the API. Errors are the
-// caller's (400), with the compiler's positioned message.
-func compile(src string, aggEntries int) (*tracer.Program, error) {
+// CompileConfig is how the agent compiles a dataset's D (src), its
+// aggregation sized for aggEntries keys (0: the default): as sonde -n
+// would, with the aggregation in generations and no destructive action.
+func CompileConfig(src string, aggEntries int) *tracer.Config {
 	cfg := &tracer.Config{Sources: []tracer.Source{{Kind: tracer.Inline, Text: src}}, Quiet: true, Prog: "sonded", NoDestructive: true,
 		AggGenerations: true}
 	if aggEntries > 0 {
 		cfg.Options = []string{fmt.Sprintf("aggsize=%d", aggEntries*64)}
 	}
-	prog, err := tracer.Compile(cfg)
+	return cfg
+}
+
+// compile compiles a dataset's or a user statistic's D. Destructive
+// actions are never allowed: the D comes from the API. Errors are the
+// caller's (400), with the compiler's positioned message.
+func compile(src string, aggEntries int) (*tracer.Program, error) {
+	prog, err := tracer.Compile(CompileConfig(src, aggEntries))
 	if err != nil {
 		return nil, userError(prog, err)
 	}

@@ -32,7 +32,6 @@ func (g *gen) aggAssign(x *ast.AssignExpr, av *ast.AggVar, keys []ast.Expr) {
 	a := g.aggs[v]
 	call := ast.Unparen(x.Y).(*ast.CallExpr)
 	have, done := g.label("agg_have"), g.label("agg_done")
-	gen := g.aggGeneration(a, done)
 	// Evaluate the argument (and weight) first.
 	var argSlot, incrSlot int16
 	hasArg := len(call.Args) > 0
@@ -55,29 +54,7 @@ func (g *gen) aggAssign(x *ast.AssignExpr, av *ast.AggVar, keys []ast.Expr) {
 		incrSlot = g.push()
 	}
 	key := g.buildKey(keys, a.Keys, a.KeySize)
-	lookup := asm.Instructions{
-		g.aggMapPtr(a, gen),
-		asm.Mov.Reg(asm.R2, rS),
-		asm.Add.Imm(asm.R2, int32(key)),
-		asm.FnMapLookupElem.Call(),
-	}
-	g.emit(lookup...)
-	g.emit(asm.JNE.Imm(asm.R0, 0, have))
-	if len(a.Keys) > 0 {
-		g.emit(
-			g.aggMapPtr(a, gen),
-			asm.Mov.Reg(asm.R2, rS),
-			asm.Add.Imm(asm.R2, int32(key)),
-			asm.Mov.Reg(asm.R3, rS),
-			asm.Add.Imm(asm.R3, int32(g.zeroBase)),
-			asm.Mov.Imm(asm.R4, 1), // BPF_NOEXIST
-			asm.FnMapUpdateElem.Call(),
-		)
-		g.emit(lookup...)
-		g.emit(asm.JNE.Imm(asm.R0, 0, have))
-	}
-	g.stat(plan.StatAggDrops)
-	g.emit(asm.Ja.Label(done))
+	g.aggLookup(a, key, len(a.Keys) > 0, have, done)
 	g.emit(asm.Mov.Reg(regTmp, asm.R0).WithSymbol(have))
 	if hasArg {
 		g.emit(asm.LoadMem(asm.R1, asm.R10, argSlot, asm.DWord))
@@ -95,7 +72,6 @@ func (g *gen) aggAssign(x *ast.AssignExpr, av *ast.AggVar, keys []ast.Expr) {
 	if hasArg {
 		g.stack -= 8
 	}
-	g.endGeneration()
 }
 
 // add emits *(u64*)(regTmp+off) += r.

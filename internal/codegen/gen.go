@@ -42,9 +42,10 @@ type Options struct {
 	// loaded a library, and clauses that had no probes now have some) can
 	// then run with the maps of this one.
 	FullScratch bool
-	// AggGenerations reaches each aggregation's map through an outer map
-	// holding its current generation, for a reader that swaps them
-	// (generation.go); sonde itself reads aggregations in place.
+	// AggGenerations keeps each aggregation in two generations, the
+	// current one chosen by a branch on a one-word index at each update,
+	// for a reader that swaps them (generation.go); sonde itself reads
+	// aggregations in place. The code is otherwise sonde's.
 	AggGenerations bool
 	// Providers says which provider publishes each probe: its prologue
 	// and guards are emitted for the probe's hook.

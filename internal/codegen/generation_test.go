@@ -9,7 +9,8 @@ import (
 )
 
 // With AggGenerations every aggregation's map is the inner spec of a
-// two-slot ARRAY_OF_MAPS (the index of the current slot beside them), the code references only the outer map, and
+// two-slot ARRAY_OF_MAPS (the index of the current slot beside them), the code references each generation's map by
+// name (plan.GenerationSlot), never the outer map, and
 // without it the plan is what it was (sonde -n's code does not change).
 func TestAggGenerations(t *testing.T) {
 	src := `BEGIN { @n = count(); @k[1, "a"] = sum(2); @q = quantize(3); }`
@@ -68,8 +69,10 @@ func TestAggGenerations(t *testing.T) {
 		if outer.InnerMap.Type != want {
 			t.Errorf("@%s: inner map %v, want %v", a.Name, outer.InnerMap.Type, want)
 		}
-		if refs[a.Map] || !refs[GenerationMap(a.Map)] {
-			t.Errorf("@%s: the code references %s: %v, %s: %v", a.Name, a.Map, refs[a.Map], GenerationMap(a.Map), refs[GenerationMap(a.Map)])
+		g0, g1 := plan.GenerationSlot(a.Map, 0), plan.GenerationSlot(a.Map, 1)
+		if refs[a.Map] || refs[GenerationMap(a.Map)] || !refs[g0] || !refs[g1] {
+			t.Errorf("@%s: the code references %s: %v, %s: %v, %s: %v, %s: %v", a.Name, a.Map, refs[a.Map],
+				GenerationMap(a.Map), refs[GenerationMap(a.Map)], g0, refs[g0], g1, refs[g1])
 		}
 	}
 }

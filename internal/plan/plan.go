@@ -6,6 +6,8 @@
 package plan
 
 import (
+	"fmt"
+
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
 
@@ -21,11 +23,16 @@ const (
 	MapGlobals = "globals" // array, 1 entry: global scalars
 	MapSelf    = "self"    // task storage: self-> variables
 	MapStats   = "stats"   // per-CPU array of counters (Stat*)
-	// MapGenerations: array, 1 entry, u32: the slot of the outer maps that
-	// holds the current generation of the aggregations, with
+	// MapGenerations: array, 1 entry, u32: which generation of the
+	// aggregations is current (0 or 1: the slot of their outer maps), with
 	// codegen.Options.AggGenerations (runtime.Session.Flip)
 	MapGenerations = "gens"
 )
+
+// GenerationSlot is the name by which code with aggregation generations
+// references generation i (0 or 1) of the aggregation map named agg: the
+// map the runtime puts in slot i of agg's outer map.
+func GenerationSlot(agg string, i int) string { return fmt.Sprintf("%s.%d", agg, i) }
 
 // Counters in the stats map (u64 each, summed over CPUs).
 const (

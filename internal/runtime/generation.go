@@ -5,16 +5,19 @@ import (
 	"fmt"
 
 	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
 
 	"github.com/sonde-trace/sonde/internal/plan"
 )
 
 // Aggregations kept in generations (codegen.Options.AggGenerations): each
-// is reached through an outer map of two slots (a plan's ARRAY_OF_MAPS
-// with an InnerMap spec), each holding a generation, and the plan's
-// generation index (plan.MapGenerations) says which slot the programs
-// use. Session.Maps holds, under the inner spec's name, the generation
-// not in use: the one swapped out last, for the caller to read.
+// has an outer map of two slots (a plan's ARRAY_OF_MAPS with an InnerMap
+// spec), each holding a generation, and the plan's generation index
+// (plan.MapGenerations) says which slot the programs use. The programs
+// name the generations directly (plan.GenerationSlot, associated at
+// load); the outer map holds them for the wait of Settle. Session.Maps
+// holds, under the inner spec's name, the generation not in use: the one
+// swapped out last, for the caller to read.
 
 // generation is one aggregation's pair of generations.
 type generation struct {
@@ -74,6 +77,19 @@ func (s *Session) addGeneration(outer *ebpf.Map, spec *ebpf.MapSpec) error {
 	s.gens.byName[spec.InnerMap.Name] = g
 	s.Maps[spec.InnerMap.Name] = g.slots[1-s.gens.cur]
 	s.gens.settled = true
+	return nil
+}
+
+// associateGenerations gives the code's references to each generation
+// (plan.GenerationSlot) their maps.
+func (s *Session) associateGenerations(insns asm.Instructions) error {
+	for name, g := range s.gens.byName {
+		for i, m := range g.slots {
+			if err := insns.AssociateMap(plan.GenerationSlot(name, i), m); err != nil && !isUnreferenced(err) {
+				return fmt.Errorf("generation %d of %s: %w", i, name, err)
+			}
+		}
+	}
 	return nil
 }
 

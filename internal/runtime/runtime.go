@@ -140,6 +140,9 @@ func (s *Session) load(p *plan.Plan, pr *plan.Program) (*ebpf.Program, error) {
 			return nil, fmt.Errorf("program %s: map %s: %w", pr.Name, name, err)
 		}
 	}
+	if err := s.associateGenerations(insns); err != nil {
+		return nil, fmt.Errorf("program %s: %w", pr.Name, err)
+	}
 	spec := &ebpf.ProgramSpec{Name: pr.Name, Type: pr.Type, Instructions: insns, License: "GPL"}
 	if pr.Hook.Kind == provider.HookBTFTP {
 		spec.AttachType, spec.AttachTo = ebpf.AttachTraceRawTp, pr.Hook.Name
@@ -510,6 +513,10 @@ func (s *Session) Close() {
 	s.Maps = map[string]*ebpf.Map{}
 	s.closeGenerations()
 }
+
+// Programs are the session's loaded BPF programs, in the order loaded
+// (the session owns them).
+func (s *Session) Programs() []*ebpf.Program { return s.progs }
 
 // Cost is what the session's programs have cost so far, as the kernel's
 // BPF run-time statistics count them: runs and nanoseconds, summed over

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cilium/ebpf"
+
 	"github.com/sonde-trace/sonde/internal/consume"
 	"github.com/sonde-trace/sonde/internal/d/diag"
 	"github.com/sonde-trace/sonde/internal/plan"
@@ -242,6 +244,11 @@ func (p *Program) renderLoad(err error) string {
 // loaded: runs and nanoseconds, as the kernel's run-time statistics count
 // them while EnableStats is held (zero otherwise).
 func (s *Session) Cost() (runs, ns uint64, err error) { return s.rt.Cost() }
+
+// Programs are the session's loaded BPF programs, in the order loaded:
+// for a caller comparing them as the kernel has them (the session owns
+// them; Close releases them).
+func (s *Session) Programs() []*ebpf.Program { return s.rt.Programs() }
 
 // Status reports to the sink what has been lost since the last report
 // (records, aggregation entries, dynamic variables), as Poll does at the
