@@ -75,10 +75,12 @@ type gen struct {
 	opts Options
 	p    *plan.Plan
 
-	usesCurcpu bool         // the cpuinfo map is needed (cpuinfo.go)
-	nspec      int          // speculative buffers (spec.go)
-	specOff    int          // their slots in the globals map
-	strtok     *strtokState // strtok's region of scratch (strtok.go)
+	usesCurcpu  bool          // the cpuinfo map is needed (cpuinfo.go)
+	usesKframes bool          // the kframes map is needed (kstack.go)
+	hook        provider.Hook // the hook of the program being generated
+	nspec       int           // speculative buffers (spec.go)
+	specOff     int           // their slots in the globals map
+	strtok      *strtokState  // strtok's region of scratch (strtok.go)
 
 	globals  map[*check.Var]varLoc
 	globSize int
@@ -337,6 +339,7 @@ func (g *gen) program(name string, hook provider.Hook, owner provider.Provider, 
 	g.insns = nil
 	g.labels = 0
 	g.prog = name
+	g.hook = hook
 	g.needs = provider.Needs{}
 	g.needTS = false
 	g.sizes = map[*check.Clause]int{}
@@ -425,6 +428,9 @@ func (g *gen) mapSpecs() []*ebpf.MapSpec {
 	}
 	if g.usesCurcpu {
 		specs = append(specs, cpuinfoMap()) // cpuinfo.go
+	}
+	if g.usesKframes {
+		specs = append(specs, kframesMap()) // kstack.go
 	}
 	if g.selfSize > 0 {
 		// Local storage maps need BTF for their key and value.

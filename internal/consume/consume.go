@@ -497,12 +497,7 @@ var shared = Symbols{Kernel: new(sym.Kernel), Users: new(sym.Users)}
 // tracerFrame reports whether pc is in the tracing machinery that runs the
 // BPF program rather than in the traced code.
 func (c *Consumer) tracerFrame(pc uint64) bool {
-	mod, name, _, ok := c.syms.Kernel.Lookup(pc)
-	if !ok {
-		return false
-	}
-	return mod == "bpf" || strings.HasPrefix(name, "bpf_trace_run") || strings.HasPrefix(name, "__bpf_trace_") ||
-		strings.HasPrefix(name, "bpf_prog_") || strings.HasPrefix(name, "__traceiter_") || strings.HasPrefix(name, "trace_call_bpf")
+	return c.syms.Kernel.IsTracer(pc)
 }
 
 func (c *Consumer) userSym(pid int, a uint64) string {
