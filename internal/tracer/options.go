@@ -54,7 +54,7 @@ const (
 	// 16M entries at most (the kernel refuses hash maps past 2^27 buckets).
 	maxTableSize = 1 << 30
 	maxStrsize   = 4096
-	minStrsize   = 8
+	minStrsize   = 1
 	maxFrames    = 127
 	maxRate      = 24 * time.Hour
 	maxCount     = 1 << 20 // nspec, jstackframes, aggsortpos and other counts
@@ -193,7 +193,7 @@ func (o *Options) Set(name, val string) error {
 		if n < minStrsize || n > maxStrsize {
 			return fmt.Errorf("%s is out of range: strsize must be between %d and %d", val, minStrsize, maxStrsize)
 		}
-		o.StrSize = int(n+7) / 8 * 8
+		o.StrSize = int(n)
 	case "switchrate", "aggrate", "statusrate":
 		d, err := parseRate(val)
 		if err != nil {
