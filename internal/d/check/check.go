@@ -267,6 +267,11 @@ func (c *checker) pragma(d *ast.PragmaDecl) {
 
 func (c *checker) declVar(d *ast.VarDecl) {
 	t := c.resolveType(d.Type)
+	if t.Func {
+		// a function prototype: D takes it as the declaration of an
+		// extern (dt_decl.c), which a D program cannot call
+		return
+	}
 	scope := Global
 	switch d.Scope {
 	case "self":
