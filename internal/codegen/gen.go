@@ -49,6 +49,10 @@ type Options struct {
 	// Providers says which provider publishes each probe: its prologue
 	// and guards are emitted for the probe's hook.
 	Providers provider.Owners
+	// OnlyCPU: probes record only when they fire on CPU (DTrace's cpu
+	// option); BEGIN, END and ERROR run regardless.
+	OnlyCPU bool
+	CPU     int
 }
 
 const (
@@ -273,7 +277,8 @@ func stackFieldSize(t *check.Type) int {
 
 // build generates every program once.
 func (g *gen) build() error {
-	g.p = &plan.Plan{Options: map[string]string{}, SpecSlots: g.specOff, NSpec: g.nspec}
+	g.p = &plan.Plan{Options: map[string]string{}, SpecSlots: g.specOff, NSpec: g.nspec,
+		OnlyCPU: g.opts.OnlyCPU, CPU: g.opts.CPU}
 	g.subprogs = map[string]bool{}
 	for _, v := range g.info.Aggs {
 		g.p.Aggs = append(g.p.Aggs, g.aggs[v])

@@ -142,7 +142,8 @@ func Compile(cfg *Config) (*Program, error) {
 	}
 	p.gen = codegen.Options{Providers: p.Registry, StrSize: p.Options.StrSize, RingSize: p.Options.BufSize,
 		AggEntries: p.Options.AggEntries, DynEntries: p.Options.DynEntries, Destructive: cfg.Destructive && !cfg.NoDestructive,
-		NSpec: p.Options.NSpec, FullScratch: p.user != nil, AggGenerations: cfg.AggGenerations}
+		NSpec: p.Options.NSpec, FullScratch: p.user != nil, AggGenerations: cfg.AggGenerations,
+		CPU: p.Options.CPU, OnlyCPU: p.Options.CPUSet}
 	p.Plan, err = codegen.Generate(p.Info, p.gen)
 	return p, codegenError(err)
 }

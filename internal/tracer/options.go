@@ -3,6 +3,7 @@ package tracer
 import (
 	"fmt"
 	"math"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -36,6 +37,10 @@ type Options struct {
 	FlowIndent               bool // -F: entry and return probes indent the output (dtrace's flowindent)
 	// StatusRate is how often drops are reported (DTrace's, 1 s)
 	StatusRate time.Duration
+	// CPU, when CPUSet, is the only CPU whose probe firings are traced
+	// (DTrace's cpu option; BEGIN, END and ERROR still run).
+	CPU    int
+	CPUSet bool
 }
 
 // DefaultOptions are dtrace's defaults.
@@ -270,7 +275,15 @@ func (o *Options) setFlag(name, val string) error {
 	case "maxframes":
 		_, err = parseCount(val, 1, maxFrames)
 	case "cpu":
-		_, err = parseCount(val, -1, maxCount)
+		var n int
+		n, err = parseCount(val, -1, maxCount)
+		if err == nil {
+			// -1 is DTrace's DTRACE_CPUALL
+			o.CPU, o.CPUSet = n, n >= 0
+			if o.CPUSet && !cpuOnline(n) {
+				err = fmt.Errorf("CPU %d is not online", n)
+			}
+		}
 	case "bufpolicy":
 		switch val {
 		case "switch", "fill", "ring":
@@ -289,4 +302,24 @@ func (o *Options) setFlag(name, val string) error {
 		return fmt.Errorf("unknown option")
 	}
 	return err
+}
+
+// cpuOnline reports whether the kernel lists cpu as online.
+func cpuOnline(cpu int) bool {
+	b, err := os.ReadFile("/sys/devices/system/cpu/online")
+	if err != nil {
+		return cpu == 0
+	}
+	for _, part := range strings.Split(strings.TrimSpace(string(b)), ",") {
+		lo, hi, ok := strings.Cut(part, "-")
+		l, err1 := strconv.Atoi(lo)
+		h, err2 := strconv.Atoi(hi)
+		if !ok {
+			h, err2 = l, err1
+		}
+		if err1 == nil && err2 == nil && cpu >= l && cpu <= h {
+			return true
+		}
+	}
+	return false
 }

@@ -24,6 +24,7 @@ func TestOptionLimits(t *testing.T) {
 		"stackframes=128":                 "between 1 and 127",
 		"aggsortpos=99999999999999999999": "between 0 and 1048576",
 		"nspec=x":                         "invalid number",
+		"cpu=1048575":                     "CPU 1048575 is not online",
 	}
 	for x, want := range bad {
 		name, val, _ := strings.Cut(x, "=")
