@@ -284,6 +284,11 @@ func (o *Options) setFlag(name, val string) error {
 				err = fmt.Errorf("CPU %d is not online", n)
 			}
 		}
+	case "stdc":
+		// cpp's mode (-C), applied by the command line as -X
+		if val != "a" && val != "c" && val != "s" && val != "t" {
+			err = fmt.Errorf("stdc must be a, c, s or t")
+		}
 	case "bufpolicy":
 		switch val {
 		case "switch", "fill", "ring":
