@@ -65,6 +65,10 @@ type Consumer struct {
 	Exited   bool
 	ExitCode int
 	normal   map[int]int64
+	// cleared are the aggregations without keys that clear() zeroed
+	// while they held data: DTrace keeps their entry, which prints as
+	// zeros (a quantize as its buckets around 0), until trunc().
+	cleared map[int]bool
 	spec     map[int64][]*value.Firing
 	// specBytes are the bytes each speculation keeps; specDrops the
 	// records dropped past SpecSize, and lastSpecDrops those reported.
@@ -773,7 +777,7 @@ func (c *Consumer) Snapshot(id int) *value.Aggregation {
 	if len(a.Keys) == 0 {
 		var per [][]byte
 		if err := m.Lookup(uint32(0), &per); err == nil {
-			if v, ok := merge(a, per); ok {
+			if v, ok := merge(a, per); ok || c.cleared[id] {
 				out.Rows = append(out.Rows, value.AggRow{Val: v})
 			}
 		}
@@ -907,6 +911,18 @@ func (c *Consumer) clearAgg(id int, trunc bool, keep int64) {
 		return
 	}
 	if len(a.Keys) == 0 {
+		if c.cleared == nil {
+			c.cleared = map[int]bool{}
+		}
+		var per [][]byte
+		if err := m.Lookup(uint32(0), &per); err == nil {
+			if _, ok := merge(a, per); ok {
+				c.cleared[id] = !trunc
+			}
+		}
+		if trunc {
+			c.cleared[id] = false
+		}
 		zero := make([][]byte, len(mustCPUs()))
 		for i := range zero {
 			zero[i] = make([]byte, a.ValSize)
