@@ -69,7 +69,7 @@ type Consumer struct {
 	// while they held data: DTrace keeps their entry, which prints as
 	// zeros (a quantize as its buckets around 0), until trunc().
 	cleared map[int]bool
-	spec     map[int64][]*value.Firing
+	spec    map[int64][]*value.Firing
 	// specBytes are the bytes each speculation keeps; specDrops the
 	// records dropped past SpecSize, and lastSpecDrops those reported.
 	specBytes                map[int64]int
