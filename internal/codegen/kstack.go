@@ -58,8 +58,9 @@ const maxKstackDepth = 127
 // spare.
 const maxTracerFrames = 4
 
-// kernelSyms names kernel addresses for kframesMap.
-var kernelSyms = new(sym.Kernel)
+// kernelSyms names kernel addresses for kframesMap: the table the
+// consumer's stack() uses too.
+var kernelSyms = sym.Shared()
 
 // kframesMap is the map of tracer code.
 func kframesMap() *ebpf.MapSpec {

@@ -496,7 +496,7 @@ type Symbols struct {
 }
 
 // shared are the tables consumers use unless told otherwise.
-var shared = Symbols{Kernel: new(sym.Kernel), Users: new(sym.Users)}
+var shared = Symbols{Kernel: sym.Shared(), Users: new(sym.Users)}
 
 // tracerFrame reports whether pc is in the tracing machinery that runs the
 // BPF program rather than in the traced code.

@@ -31,6 +31,14 @@ type Kernel struct {
 	textEnd uint64
 }
 
+// shared is the process's table of the kernel's symbols.
+var shared = new(Kernel)
+
+// Shared returns the process's table of the kernel's symbols, read once:
+// /proc/kallsyms takes the kernel a quarter of a second to write out, so
+// the code generator (stackdepth) and the consumer (stack()) share it.
+func Shared() *Kernel { return shared }
+
 // Load reads /proc/kallsyms (text and weak symbols only).
 func (k *Kernel) load() {
 	f, err := os.Open("/proc/kallsyms")
