@@ -37,6 +37,9 @@ type Options struct {
 	FlowIndent               bool // -F: entry and return probes indent the output (dtrace's flowindent)
 	// StatusRate is how often drops are reported (DTrace's, 1 s)
 	StatusRate time.Duration
+	// MaxFrames caps the depth of stack() and ustack(), given or not
+	// (Oracle's maxframes; 0: the kernel's perf_event_max_stack).
+	MaxFrames int
 	// CPU, when CPUSet, is the only CPU whose probe firings are traced
 	// (DTrace's cpu option; BEGIN, END and ERROR still run).
 	CPU    int
@@ -273,7 +276,7 @@ func (o *Options) setFlag(name, val string) error {
 	case "jstackframes", "stackindent":
 		_, err = parseCount(val, 0, maxCount)
 	case "maxframes":
-		_, err = parseCount(val, 1, maxFrames)
+		o.MaxFrames, err = parseCount(val, 1, maxFrames)
 	case "cpu":
 		var n int
 		n, err = parseCount(val, -1, maxCount)

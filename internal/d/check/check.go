@@ -46,6 +46,9 @@ type Config struct {
 	// options: the depth of stack() and ustack() without one (0: the
 	// default).
 	StackFrames, UStackFrames int
+	// MaxFrames, when set, caps those depths and stack(n)'s, silently
+	// (Oracle's maxframes option).
+	MaxFrames int
 }
 
 // VarScope says where a variable lives.
