@@ -54,9 +54,11 @@ const (
 const maxKstackDepth = 127
 
 // maxTracerFrames bounds the leading tracer frames skipped after the
-// program's own: bpf_trace_runN, __bpf_trace_*, __traceiter_* and one to
-// spare.
-const maxTracerFrames = 4
+// program's own: bpf_trace_runN, __bpf_trace_*, __traceiter_* (4 in a
+// profile probe that interrupted a BPF program: the program, then those
+// three), with room to spare. The consumer's stack() skips any number;
+// past this bound the two would differ.
+const maxTracerFrames = 6
 
 // kernelSyms names kernel addresses for kframesMap: the table the
 // consumer's stack() uses too.
