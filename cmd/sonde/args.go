@@ -67,6 +67,7 @@ const usage = `Usage: sonde [-CeFGhHlqSvVwZ] [--json] [--folded] [--prometheus a
 	-H  print the names of the files cpp includes (-C)
 	-I  add a directory cpp looks for #include files in (-C)
 	-U  undefine a name for cpp (-C)
+	-X  cpp's ISO C mode (-C): a, t (the default), c (strict), s (K&R: no __STDC__)
 	-e  exit after compiling the program
 	-f  enable or list probes matching [[provider:]module:]function
 	-F  indent the output by function entry and return (flowindent)
@@ -101,7 +102,7 @@ const usage = `Usage: sonde [-CeFGhHlqSvVwZ] [--json] [--folded] [--prometheus a
 // clustered, "-qn" "prog", "-x quiet", "-xquiet").
 func parseArgs(args []string) (*config, error) {
 	c := &config{}
-	withArg := "nsPmfcpoxLiDUIb"
+	withArg := "nsPmfcpoxLiDUIbX"
 	i := 0
 	for i < len(args) {
 		a := args[i]
@@ -189,7 +190,7 @@ func parseArgs(args []string) (*config, error) {
 				c.xopts = append(c.xopts, "flowindent")
 			case 'H':
 				c.cppArgs = append(c.cppArgs, "-H")
-			case 'a', 'A', 'B', 'X':
+			case 'a', 'A', 'B':
 				return nil, &usageError{fmt.Sprintf("option -%c is not supported", f)}
 			default:
 				return nil, &usageError{fmt.Sprintf("invalid option -- '%c'", f)}
@@ -197,6 +198,17 @@ func parseArgs(args []string) (*config, error) {
 		}
 	}
 	return c, nil
+}
+
+// stdcModes are cpp's arguments for dtrace's -X modes (-x stdc): a
+// (ISO C with extensions, the default) and t (transition) are GNU cpp's
+// default; c (strictly conforming) is ISO C without extensions; s (K&R C)
+// is cpp's traditional mode, without __STDC__.
+var stdcModes = map[string][]string{
+	"a": nil,
+	"t": nil,
+	"c": {"-std=c99", "-pedantic"},
+	"s": {"-traditional-cpp"},
 }
 
 func (c *config) setArg(f byte, v string) error {
@@ -218,6 +230,16 @@ func (c *config) setArg(f byte, v string) error {
 		c.output = v
 	case 'x':
 		c.xopts = append(c.xopts, v)
+		if name, mode, ok := strings.Cut(v, "="); ok && strings.TrimSpace(name) == "stdc" {
+			return c.setArg('X', mode)
+		}
+	case 'X':
+		// -X and -x stdc: how ISO C cpp is (-C)
+		args, ok := stdcModes[v]
+		if !ok {
+			return &usageError{fmt.Sprintf("invalid -X mode %q: it must be a, c, s or t", v)}
+		}
+		c.cppArgs = append(c.cppArgs, args...)
 	case 'L':
 		c.libdirs = append(c.libdirs, v)
 	case 'D', 'U', 'I':

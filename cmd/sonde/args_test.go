@@ -27,6 +27,8 @@ func TestParseArgs(t *testing.T) {
 			sources: []tracer.Source{{Kind: tracer.File, Text: "x.d"}}, macroArgs: []string{"a", "b"}}},
 		{[]string{"-p", "123", "--json", "-L", "lib", "-C", "--", "-n"}, config{pid: 123, json: true,
 			libdirs: []string{"lib"}, cpp: true, macroArgs: []string{"-n"}}},
+		{[]string{"-CXs", "-x", "stdc=c", "-Xa"}, config{cpp: true, xopts: []string{"stdc=c"},
+			cppArgs: []string{"-traditional-cpp", "-std=c99", "-pedantic"}}},
 		{[]string{"-hs", "prov.d", "-o", "prov.h"}, config{header: true, output: "prov.h",
 			sources: []tracer.Source{{Kind: tracer.File, Text: "prov.d"}}}},
 	}
@@ -55,6 +57,7 @@ func TestParseArgsErrors(t *testing.T) {
 		{[]string{"-p", "x"}, "invalid process ID: x"},
 		{[]string{"-k"}, "invalid option -- 'k'"},
 		{[]string{"-A"}, "option -A is not supported"},
+		{[]string{"-X", "q"}, "invalid -X mode"},
 		{[]string{"--nosuch"}, "unknown option --nosuch"},
 	}
 	for _, tt := range tests {

@@ -285,6 +285,15 @@ end:
 	return 0
 }
 
+// printAttr prints one attribute section of -lv, as dtrace's
+// print_probe_info does.
+func printAttr(w io.Writer, title string, a provider.Attr) {
+	fmt.Fprintf(w, "\n\t%s\n", title)
+	fmt.Fprintf(w, "\t\tIdentifier Names: %s\n", a.Name)
+	fmt.Fprintf(w, "\t\tData Semantics:   %s\n", a.Data)
+	fmt.Fprintf(w, "\t\tDependency Class: %s\n", a.Class)
+}
+
 // listProbes prints -l output.
 func (d *driver) listProbes(p *tracer.Program) int {
 	var probes []*provider.Probe
@@ -306,9 +315,14 @@ func (d *driver) listProbes(p *tracer.Program) int {
 		p.Registry.TypeArgs(probes)
 	}
 	fmt.Fprintf(d.out, "%5s %10s %17s %33s %s\n", "ID", "PROVIDER", "MODULE", "FUNCTION", "NAME")
+	reg := p.Registry
 	for _, p := range probes {
 		fmt.Fprintf(d.out, "%5d %10s %17s %33s %s\n", p.ID, p.Provider, p.Module, p.Function, p.Name)
 		if d.cfg.verbose {
+			if desc, args, ok := reg.Attributes(p); ok {
+				printAttr(d.out, "Probe Description Attributes", desc)
+				printAttr(d.out, "Argument Attributes", args)
+			}
 			fmt.Fprintf(d.out, "\n\tArgument Types\n")
 			if len(p.Args) == 0 {
 				fmt.Fprintf(d.out, "\t\tNone\n")

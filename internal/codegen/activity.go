@@ -42,6 +42,10 @@ func (g *gen) activityGate(hook provider.Hook) {
 	if hook.Kind == provider.HookRun {
 		return
 	}
+	if g.opts.OnlyCPU {
+		// the cpu option: firings on other CPUs record nothing
+		g.emit(asm.FnGetSmpProcessorId.Call(), asm.JNE.Imm(asm.R0, int32(g.opts.CPU), "exit"))
+	}
 	g.emit(
 		asm.LoadMapValue(asm.R1, 0, globActivity).WithReference(plan.MapGlobals),
 		asm.LoadMem(asm.R0, asm.R1, 0, asm.DWord),

@@ -179,6 +179,10 @@ func (g *gen) builtin(bv *check.BuiltinVar, pos token.Pos) {
 		g.ppid()
 	case id == check.BUstackdepth:
 		g.ustackdepth(pos)
+	case id == check.BStackdepth:
+		g.stackdepth() // kstack.go
+	case id == check.BCaller:
+		g.caller() // kstack.go
 	case id == check.BUcaller:
 		g.ucaller(pos) // regs.go
 	case id == check.BCurcpu:

@@ -50,6 +50,10 @@ type Options struct {
 	// Providers says which provider publishes each probe: its prologue
 	// and guards are emitted for the probe's hook.
 	Providers provider.Owners
+	// OnlyCPU: probes record only when they fire on CPU (DTrace's cpu
+	// option); BEGIN, END and ERROR run regardless.
+	OnlyCPU bool
+	CPU     int
 }
 
 const (
@@ -76,10 +80,12 @@ type gen struct {
 	opts Options
 	p    *plan.Plan
 
-	usesCurcpu bool         // the cpuinfo map is needed (cpuinfo.go)
-	nspec      int          // speculative buffers (spec.go)
-	specOff    int          // their slots in the globals map
-	strtok     *strtokState // strtok's region of scratch (strtok.go)
+	usesCurcpu  bool          // the cpuinfo map is needed (cpuinfo.go)
+	usesKframes bool          // the kframes map is needed (kstack.go)
+	hook        provider.Hook // the hook of the program being generated
+	nspec       int           // speculative buffers (spec.go)
+	specOff     int           // their slots in the globals map
+	strtok      *strtokState  // strtok's region of scratch (strtok.go)
 
 	globals  map[*check.Var]varLoc
 	globSize int
@@ -272,7 +278,8 @@ func stackFieldSize(t *check.Type) int {
 
 // build generates every program once.
 func (g *gen) build() error {
-	g.p = &plan.Plan{Options: map[string]string{}, SpecSlots: g.specOff, NSpec: g.nspec}
+	g.p = &plan.Plan{Options: map[string]string{}, SpecSlots: g.specOff, NSpec: g.nspec,
+		OnlyCPU: g.opts.OnlyCPU, CPU: g.opts.CPU}
 	g.subprogs = map[string]bool{}
 	for _, v := range g.info.Aggs {
 		g.p.Aggs = append(g.p.Aggs, g.aggs[v])
@@ -338,6 +345,7 @@ func (g *gen) program(name string, hook provider.Hook, owner provider.Provider, 
 	g.insns = nil
 	g.labels = 0
 	g.prog = name
+	g.hook = hook
 	g.needs = provider.Needs{}
 	g.needTS = false
 	g.sizes = map[*check.Clause]int{}
@@ -426,6 +434,9 @@ func (g *gen) mapSpecs() []*ebpf.MapSpec {
 	}
 	if g.usesCurcpu {
 		specs = append(specs, cpuinfoMap()) // cpuinfo.go
+	}
+	if g.usesKframes {
+		specs = append(specs, kframesMap()) // kstack.go
 	}
 	if g.selfSize > 0 {
 		// Local storage maps need BTF for their key and value.

@@ -110,6 +110,15 @@ func (g *gen) strExpr(e ast.Expr) strLoc {
 	return strLoc{area: inScratch, off: off, size: n}
 }
 
+// clipStr ends the string in the n-byte scratch buffer at off within size
+// bytes (its type's, strsize for most strings): a string holds at most
+// size-1 characters, as in DTrace, where buffers are rounded up to 8 bytes.
+func (g *gen) clipStr(off, size, n int) {
+	if size > 0 && size < n {
+		g.emit(asm.StoreImm(rS, int16(off+size-1), 0, asm.Byte))
+	}
+}
+
 // storeLit writes s, NUL-padded to n bytes, at scratch offset off.
 func (g *gen) storeLit(off, n int, s string) {
 	b := make([]byte, n)

@@ -234,9 +234,11 @@ func (g *gen) assignString(x *ast.AssignExpr, lt *check.Type) {
 	switch l := lhs.(type) {
 	case *ast.ThisVar:
 		g.strInto(x.Y, g.thiss[g.info.Uses[l]].off, n)
+		g.clipStr(g.thiss[g.info.Uses[l]].off, lt.Size, n)
 	case *ast.Ident, *ast.SelfVar:
 		tmp := g.temp(n)
 		g.strInto(x.Y, tmp, n)
+		g.clipStr(tmp, lt.Size, n)
 		var dst strLoc
 		if id, ok := l.(*ast.Ident); ok {
 			dst = strLoc{area: inGlobals, off: g.globals[g.info.Uses[id]].off}
@@ -248,7 +250,7 @@ func (g *gen) assignString(x *ast.AssignExpr, lt *check.Type) {
 			g.emit(asm.LoadMem(asm.R0, rS, int16(tmp+i), asm.DWord), asm.StoreMem(asm.R1, int16(i), asm.R0, asm.DWord))
 		}
 	case *ast.IndexExpr:
-		g.assocStore(l, func(val int) { g.strInto(x.Y, val, n) }, false)
+		g.assocStore(l, func(val int) { g.strInto(x.Y, val, n); g.clipStr(val, lt.Size, n) }, false)
 	default:
 		g.errorf(x.Pos(), "cannot assign a string here")
 	}
@@ -289,6 +291,10 @@ func (g *gen) fieldInto(e ast.Expr, f plan.Field, off int) {
 		g.emit(asm.StoreMem(rS, int16(off), asm.R0, asm.DWord))
 	case plan.FString:
 		g.strInto(e, off, f.Size)
+		if t := g.typeOf(e); t.Kind == check.String {
+			// DTrace's strings are strsize bytes, constants too
+			g.clipStr(off, min(t.Size, g.opts.StrSize), f.Size)
+		}
 	case plan.FProbeProv, plan.FProbeMod, plan.FProbeFunc, plan.FProbeName:
 		g.emit(asm.LoadMem(asm.R0, rS, 0, asm.DWord), asm.StoreMem(rS, int16(off), asm.R0, asm.DWord))
 	case plan.FKStack, plan.FUStack:

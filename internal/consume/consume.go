@@ -65,7 +65,11 @@ type Consumer struct {
 	Exited   bool
 	ExitCode int
 	normal   map[int]int64
-	spec     map[int64][]*value.Firing
+	// cleared are the aggregations without keys that clear() zeroed
+	// while they held data: DTrace keeps their entry, which prints as
+	// zeros (a quantize as its buckets around 0), until trunc().
+	cleared map[int]bool
+	spec    map[int64][]*value.Firing
 	// specBytes are the bytes each speculation keeps; specDrops the
 	// records dropped past SpecSize, and lastSpecDrops those reported.
 	specBytes                map[int64]int
@@ -492,17 +496,12 @@ type Symbols struct {
 }
 
 // shared are the tables consumers use unless told otherwise.
-var shared = Symbols{Kernel: new(sym.Kernel), Users: new(sym.Users)}
+var shared = Symbols{Kernel: sym.Shared(), Users: new(sym.Users)}
 
 // tracerFrame reports whether pc is in the tracing machinery that runs the
 // BPF program rather than in the traced code.
 func (c *Consumer) tracerFrame(pc uint64) bool {
-	mod, name, _, ok := c.syms.Kernel.Lookup(pc)
-	if !ok {
-		return false
-	}
-	return mod == "bpf" || strings.HasPrefix(name, "bpf_trace_run") || strings.HasPrefix(name, "__bpf_trace_") ||
-		strings.HasPrefix(name, "bpf_prog_") || strings.HasPrefix(name, "__traceiter_") || strings.HasPrefix(name, "trace_call_bpf")
+	return c.syms.Kernel.IsTracer(pc)
 }
 
 func (c *Consumer) userSym(pid int, a uint64) string {
@@ -778,7 +777,7 @@ func (c *Consumer) Snapshot(id int) *value.Aggregation {
 	if len(a.Keys) == 0 {
 		var per [][]byte
 		if err := m.Lookup(uint32(0), &per); err == nil {
-			if v, ok := merge(a, per); ok {
+			if v, ok := merge(a, per); ok || c.cleared[id] {
 				out.Rows = append(out.Rows, value.AggRow{Val: v})
 			}
 		}
@@ -912,6 +911,18 @@ func (c *Consumer) clearAgg(id int, trunc bool, keep int64) {
 		return
 	}
 	if len(a.Keys) == 0 {
+		if c.cleared == nil {
+			c.cleared = map[int]bool{}
+		}
+		var per [][]byte
+		if err := m.Lookup(uint32(0), &per); err == nil {
+			if _, ok := merge(a, per); ok {
+				c.cleared[id] = !trunc
+			}
+		}
+		if trunc {
+			c.cleared[id] = false
+		}
 		zero := make([][]byte, len(mustCPUs()))
 		for i := range zero {
 			zero[i] = make([]byte, a.ValSize)

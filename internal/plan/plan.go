@@ -113,6 +113,10 @@ type Plan struct {
 	SpecSlots, NSpec int
 	Options          map[string]string
 	NeedsSelf        bool
+	// OnlyCPU: the programs record on CPU alone (DTrace's cpu option), and
+	// perf events (profile, tick) are opened on it alone.
+	OnlyCPU bool
+	CPU     int
 }
 
 // Site is a place in the D source where a runtime error can be raised.

@@ -154,6 +154,18 @@ func (r *Registry) Owner(p *provider.Probe) provider.Provider {
 	return nil
 }
 
+// Attributes are a probe's Probe Description Attributes and Argument
+// Attributes (dtrace -lv), for the providers that declare DTrace's
+// stability attributes (provider.Attributed); ok is false for the others.
+func (r *Registry) Attributes(p *provider.Probe) (desc, args provider.Attr, ok bool) {
+	a, ok := r.Owner(p).(provider.Attributed)
+	if !ok {
+		return desc, args, false
+	}
+	desc, args = provider.ProbeAttrs(a.Attributes(), p)
+	return desc, args, true
+}
+
 // Probe returns the probe of an ID seen by Match.
 func (r *Registry) Probe(id uint32) *provider.Probe { return r.probes[id] }
 

@@ -400,7 +400,10 @@ func (s *Session) attach(pr *plan.Program, prog *ebpf.Program) error {
 // or h.Event when it is set.
 func (s *Session) attachPerf(h provider.Hook, prog *ebpf.Program) error {
 	cpus := []int{0}
-	if h.AllCPU {
+	switch {
+	case s.Plan.OnlyCPU:
+		cpus = []int{s.Plan.CPU} // the cpu option: tick fires there, profile only there
+	case h.AllCPU:
 		cpus = onlineCPUs()
 	}
 	for _, cpu := range cpus {

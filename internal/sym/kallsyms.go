@@ -25,7 +25,19 @@ type Kernel struct {
 	once sync.Once
 	syms []ksym
 	err  error
+
+	modOnce sync.Once
+	modules [][2]uint64 // TracerRanges' modules, for IsTracer
+	textEnd uint64
 }
+
+// shared is the process's table of the kernel's symbols.
+var shared = new(Kernel)
+
+// Shared returns the process's table of the kernel's symbols, read once:
+// /proc/kallsyms takes the kernel a quarter of a second to write out, so
+// the code generator (stackdepth) and the consumer (stack()) share it.
+func Shared() *Kernel { return shared }
 
 // Load reads /proc/kallsyms (text and weak symbols only).
 func (k *Kernel) load() {
@@ -131,4 +143,84 @@ func KallsymsReadable() error {
 		return fmt.Errorf("kernel symbols: %w", err)
 	}
 	return ErrNoKernelAddresses
+}
+
+// TracerFunc reports whether the kernel function name of module mod is
+// part of the machinery that runs a BPF program rather than of the traced
+// code: the program itself (and the kernel's other generated code,
+// such as ftrace's trampolines, module __builtin__*), the raw tracepoint glue (bpf_trace_run*,
+// __bpf_trace_*, a tracepoint's __traceiter_*), trace_call_bpf, the
+// system calls' perf-event glue (perf_syscall_enter/exit). A stack's
+// leading frames in these functions are not the traced code's.
+func TracerFunc(mod, name string) bool {
+	return mod == "bpf" || strings.HasPrefix(mod, "__builtin__") || strings.HasPrefix(name, "bpf_trace_run") || strings.HasPrefix(name, "__bpf_trace_") ||
+		strings.HasPrefix(name, "bpf_prog_") || strings.HasPrefix(name, "__traceiter_") || strings.HasPrefix(name, "trace_call_bpf") ||
+		strings.HasPrefix(name, "perf_syscall_")
+}
+
+// TracerRanges returns the address ranges [lo, hi) of the kernel's text
+// that TracerFunc classifies as tracer code, generated code (BPF programs,
+// trampolines: they come and go) excepted, merged where such functions are
+// adjacent (a function's __pfx_ padding counts as the function's), in
+// address order; and those of the loaded modules' code. A function ends
+// where the next symbol starts; the last one of a region (more than 1 MiB
+// to the next symbol) is left out. Both are empty when /proc/kallsyms
+// shows no addresses.
+func (k *Kernel) TracerRanges() (tracer, modules [][2]uint64) {
+	k.once.Do(k.load)
+	add := func(out [][2]uint64, lo, hi uint64) [][2]uint64 {
+		if n := len(out); n > 0 && out[n-1][1] == lo {
+			out[n-1][1] = hi
+			return out
+		}
+		return append(out, [2]uint64{lo, hi})
+	}
+	for i := 0; i+1 < len(k.syms); i++ {
+		s, next := k.syms[i], k.syms[i+1].addr
+		if s.mod == "bpf" || strings.HasPrefix(s.mod, "__builtin__") || next-s.addr > 1<<20 || next == s.addr {
+			continue
+		}
+		if s.mod != "vmlinux" {
+			modules = add(modules, s.addr, next)
+		}
+		if TracerFunc(s.mod, strings.TrimPrefix(s.name, "__pfx_")) {
+			tracer = add(tracer, s.addr, next)
+		}
+	}
+	return tracer, modules
+}
+
+// IsTracer reports whether the kernel address pc is in tracer code: a
+// function TracerFunc names, or code above the core kernel's text that no
+// module owns (BPF programs, trampolines; BPF programs have no symbols
+// when the kernel's bpf_jit_kallsyms is off). It is the test codegen's
+// stackdepth and caller make from TracerRanges and TextEnd.
+func (k *Kernel) IsTracer(pc uint64) bool {
+	mod, name, _, ok := k.Lookup(pc)
+	if !ok {
+		return false
+	}
+	if TracerFunc(mod, name) {
+		return true
+	}
+	k.modOnce.Do(func() { _, k.modules = k.TracerRanges(); k.textEnd = k.TextEnd() })
+	if k.textEnd == 0 || pc <= k.textEnd {
+		return false
+	}
+	i := sort.Search(len(k.modules), func(i int) bool { return k.modules[i][1] > pc })
+	return i == len(k.modules) || pc < k.modules[i][0]
+}
+
+// TextEnd returns the address of the core kernel's last text symbol:
+// above it are the modules and the code the kernel generates (BPF
+// programs, trampolines). It is 0 when /proc/kallsyms shows no addresses.
+func (k *Kernel) TextEnd() uint64 {
+	k.once.Do(k.load)
+	var end uint64
+	for _, s := range k.syms {
+		if s.mod == "vmlinux" && s.addr > end {
+			end = s.addr
+		}
+	}
+	return end
 }

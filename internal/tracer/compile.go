@@ -142,7 +142,8 @@ func Compile(cfg *Config) (*Program, error) {
 	}
 	p.gen = codegen.Options{Providers: p.Registry, StrSize: p.Options.StrSize, RingSize: p.Options.BufSize,
 		AggEntries: p.Options.AggEntries, DynEntries: p.Options.DynEntries, Destructive: cfg.Destructive && !cfg.NoDestructive,
-		NSpec: p.Options.NSpec, FullScratch: p.user != nil, AggGenerations: cfg.AggGenerations}
+		NSpec: p.Options.NSpec, FullScratch: p.user != nil, AggGenerations: cfg.AggGenerations,
+		CPU: p.Options.CPU, OnlyCPU: p.Options.CPUSet}
 	p.Plan, err = codegen.Generate(p.Info, p.gen)
 	return p, codegenError(err)
 }
@@ -259,6 +260,7 @@ func (p *Program) check(libs []*lib.Library, progs []*ast.Program) error {
 		DefaultArgs:   p.Options.DefaultArgs,
 		StrSize:       p.Options.StrSize,
 		StackFrames:   p.Options.StackFrames, UStackFrames: p.Options.UStackFrames,
+		MaxFrames: p.Options.MaxFrames,
 	}
 	info, errs := check.Check(all, cfg)
 	if err := errs.Err(); err != nil {
@@ -269,8 +271,9 @@ func (p *Program) check(libs []*lib.Library, progs []*ast.Program) error {
 			return diag.List{{Pos: o.Pos, Tag: "D_PRAGMA_OPTSET", Msg: fmt.Sprintf("failed to set option '%s': %v", o.Name, err)}}
 		}
 	}
-	if len(info.Options) > 0 && (p.Options.StrSize != 256 || p.Options.StackFrames != 0 || p.Options.UStackFrames != 0) {
+	if len(info.Options) > 0 && (p.Options.StrSize != 256 || p.Options.StackFrames != 0 || p.Options.UStackFrames != 0 || p.Options.MaxFrames != 0) {
 		cfg.StrSize, cfg.StackFrames, cfg.UStackFrames = p.Options.StrSize, p.Options.StackFrames, p.Options.UStackFrames
+		cfg.MaxFrames = p.Options.MaxFrames
 		info, errs = check.Check(all, cfg)
 		if err := errs.Err(); err != nil {
 			return err

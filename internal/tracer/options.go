@@ -3,6 +3,7 @@ package tracer
 import (
 	"fmt"
 	"math"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -36,6 +37,13 @@ type Options struct {
 	FlowIndent               bool // -F: entry and return probes indent the output (dtrace's flowindent)
 	// StatusRate is how often drops are reported (DTrace's, 1 s)
 	StatusRate time.Duration
+	// MaxFrames caps the depth of stack() and ustack(), given or not
+	// (Oracle's maxframes; 0: the kernel's perf_event_max_stack).
+	MaxFrames int
+	// CPU, when CPUSet, is the only CPU whose probe firings are traced
+	// (DTrace's cpu option; BEGIN, END and ERROR still run).
+	CPU    int
+	CPUSet bool
 }
 
 // DefaultOptions are dtrace's defaults.
@@ -54,7 +62,7 @@ const (
 	// 16M entries at most (the kernel refuses hash maps past 2^27 buckets).
 	maxTableSize = 1 << 30
 	maxStrsize   = 4096
-	minStrsize   = 8
+	minStrsize   = 1
 	maxFrames    = 127
 	maxRate      = 24 * time.Hour
 	maxCount     = 1 << 20 // nspec, jstackframes, aggsortpos and other counts
@@ -193,7 +201,7 @@ func (o *Options) Set(name, val string) error {
 		if n < minStrsize || n > maxStrsize {
 			return fmt.Errorf("%s is out of range: strsize must be between %d and %d", val, minStrsize, maxStrsize)
 		}
-		o.StrSize = int(n+7) / 8 * 8
+		o.StrSize = int(n)
 	case "switchrate", "aggrate", "statusrate":
 		d, err := parseRate(val)
 		if err != nil {
@@ -268,9 +276,22 @@ func (o *Options) setFlag(name, val string) error {
 	case "jstackframes", "stackindent":
 		_, err = parseCount(val, 0, maxCount)
 	case "maxframes":
-		_, err = parseCount(val, 1, maxFrames)
+		o.MaxFrames, err = parseCount(val, 1, maxFrames)
 	case "cpu":
-		_, err = parseCount(val, -1, maxCount)
+		var n int
+		n, err = parseCount(val, -1, maxCount)
+		if err == nil {
+			// -1 is DTrace's DTRACE_CPUALL
+			o.CPU, o.CPUSet = n, n >= 0
+			if o.CPUSet && !cpuOnline(n) {
+				err = fmt.Errorf("CPU %d is not online", n)
+			}
+		}
+	case "stdc":
+		// cpp's mode (-C), applied by the command line as -X
+		if val != "a" && val != "c" && val != "s" && val != "t" {
+			err = fmt.Errorf("stdc must be a, c, s or t")
+		}
 	case "bufpolicy":
 		switch val {
 		case "switch", "fill", "ring":
@@ -289,4 +310,24 @@ func (o *Options) setFlag(name, val string) error {
 		return fmt.Errorf("unknown option")
 	}
 	return err
+}
+
+// cpuOnline reports whether the kernel lists cpu as online.
+func cpuOnline(cpu int) bool {
+	b, err := os.ReadFile("/sys/devices/system/cpu/online")
+	if err != nil {
+		return cpu == 0
+	}
+	for _, part := range strings.Split(strings.TrimSpace(string(b)), ",") {
+		lo, hi, ok := strings.Cut(part, "-")
+		l, err1 := strconv.Atoi(lo)
+		h, err2 := strconv.Atoi(hi)
+		if !ok {
+			h, err2 = l, err1
+		}
+		if err1 == nil && err2 == nil && cpu >= l && cpu <= h {
+			return true
+		}
+	}
+	return false
 }

@@ -15,7 +15,7 @@ func TestOptionLimits(t *testing.T) {
 		"aggsize=64g":                     "exceeds the maximum of 1g",
 		"dynvarsize=8000000t":             "exceeds the maximum of 1g",
 		"strsize=18014398509481985k":      "exceeds the maximum",
-		"strsize=4":                       "between 8 and 4096",
+		"strsize=0":                       "between 1 and 4096",
 		"switchrate=0hz":                  "greater than zero",
 		"switchrate=99999999999s":         "exceeds the maximum of 1d",
 		"aggrate=9223372036854775808ns":   "exceeds the maximum of 1d",
@@ -24,6 +24,7 @@ func TestOptionLimits(t *testing.T) {
 		"stackframes=128":                 "between 1 and 127",
 		"aggsortpos=99999999999999999999": "between 0 and 1048576",
 		"nspec=x":                         "invalid number",
+		"cpu=1048575":                     "CPU 1048575 is not online",
 	}
 	for x, want := range bad {
 		name, val, _ := strings.Cut(x, "=")
@@ -33,7 +34,7 @@ func TestOptionLimits(t *testing.T) {
 		}
 	}
 	o := DefaultOptions()
-	for _, x := range []string{"bufsize=1g", "aggsize=1g", "strsize=4k", "switchrate=10hz", "aggrate=5min", "stackframes=127", "statusrate=250000000"} {
+	for _, x := range []string{"bufsize=1g", "aggsize=1g", "strsize=5", "strsize=4k", "switchrate=10hz", "aggrate=5min", "stackframes=127", "statusrate=250000000"} {
 		name, val, _ := strings.Cut(x, "=")
 		if err := o.Set(name, val); err != nil {
 			t.Errorf("%s: %v", x, err)

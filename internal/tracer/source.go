@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -139,5 +140,48 @@ func runCPP(name, text string, args []string) (string, error) {
 	// -H: the headers cpp read, on standard error, as dtrace -H prints them
 	os.Stderr.WriteString(stderr.String())
 	// Line markers name the script, so errors point into it.
-	return strings.ReplaceAll(string(out), `"<stdin>"`, strconv.Quote(name)), nil
+	return skipSystemHeaders(strings.ReplaceAll(string(out), `"<stdin>"`, strconv.Quote(name))), nil
+}
+
+// errnoMacro is glibc's errno (<errno.h>, <bits/errno.h>): a call of a C
+// function, where D has the built-in variable.
+var errnoMacro = regexp.MustCompile(`\(\s*\*\s*__errno_location\s*\(\s*\)\s*\)`)
+
+// skipSystemHeaders blanks, in cpp's output, the lines of the system
+// headers (those its line markers flag 3: found in the system include
+// directories): their C declarations (function prototypes, externs,
+// inline functions, __attribute__s, glibc's own typedefs) are not D and
+// name nothing a probe can reach; their macros, already expanded into
+// the script, are what a D program includes them for. The lines stay, as
+// empty lines, so that positions do not move; the line markers stay too.
+// glibc's errno macro is turned back into D's errno. cpp also flags 3 the
+// script's own lines where a system header's macro expands (GCC keeps
+// warnings quiet there), so a file first seen without the flag is never a
+// system header.
+func skipSystemHeaders(out string) string {
+	lines := strings.Split(out, "\n")
+	system := false
+	user := map[string]bool{}
+	for i, l := range lines {
+		if strings.HasPrefix(l, "# ") {
+			// # LINE "FILE" FLAGS...: flag 3 marks a system header
+			if f := strings.Fields(l); len(f) >= 3 && strings.HasPrefix(f[2], `"`) {
+				system = false
+				for _, flag := range f[3:] {
+					system = system || flag == "3"
+				}
+				if !system {
+					user[f[2]] = true
+				}
+				system = system && !user[f[2]]
+				continue
+			}
+		}
+		if system {
+			lines[i] = ""
+		} else if strings.Contains(l, "__errno_location") {
+			lines[i] = errnoMacro.ReplaceAllString(l, "errno")
+		}
+	}
+	return strings.Join(lines, "\n")
 }

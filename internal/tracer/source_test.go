@@ -22,3 +22,30 @@ func TestPartialDesc(t *testing.T) {
 		}
 	}
 }
+
+// TestSkipSystemHeaders blanks the lines of system headers in cpp's
+// output, keeps the script's (even where cpp flags them 3 because a
+// system header's macro expands there) and gives errno back to D.
+func TestSkipSystemHeaders(t *testing.T) {
+	in := `# 1 "s.d"
+# 1 "/usr/include/errno.h" 1 3 4
+extern int *__errno_location (void) __attribute__ ((__nothrow__ , __leaf__)) __attribute__ ((__const__));
+# 2 "s.d" 2
+BEGIN { x =
+# 2 "s.d" 3 4
+ 10
+# 2 "s.d"
+ ; y = (*__errno_location ()); }`
+	want := `# 1 "s.d"
+# 1 "/usr/include/errno.h" 1 3 4
+
+# 2 "s.d" 2
+BEGIN { x =
+# 2 "s.d" 3 4
+ 10
+# 2 "s.d"
+ ; y = errno; }`
+	if got := skipSystemHeaders(in); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}

@@ -225,6 +225,17 @@ type TypeName struct {
 	Dims     []Expr   // array dimensions, outermost first; nil entry for []
 	Userland bool     // the userland qualifier (D's userland pointers)
 	Def      Decl     // *StructDecl or *EnumDecl defined in place ("struct foo { ... } x;"), else nil
+	// Func, when set, makes the type a function returning the type the
+	// fields above describe (a C prototype, "int f(int)"), or a pointer
+	// to one ("int (*fp)(int)", Func.Ptr stars).
+	Func *FuncSig
+}
+
+// FuncSig is the parameter list of a function declarator.
+type FuncSig struct {
+	Params   []*Field
+	Variadic bool // ", ..." ends the list
+	Ptr      int  // pointers to the function: the stars of "(*name)"
 }
 
 // Spelling is the type as written, without its array dimensions, words

@@ -374,6 +374,12 @@ func (c *checker) subr(x *ast.CallExpr, b *Builtin) *Type {
 		} else if depth == 0 {
 			depth = int64(c.cfg.UStackFrames)
 		}
+		if m := int64(c.cfg.MaxFrames); m > 0 {
+			if depth == 0 {
+				depth = defaultStackFrames
+			}
+			depth = min(depth, m) // more frames than allowed: silently fewer
+		}
 		return &Type{Kind: Stack, Size: 8, User: b.Name != "stack", Depth: int(depth), Name: b.Name + "()"}
 	case "sym", "func":
 		c.argInt(x, 0)
@@ -396,6 +402,10 @@ func (c *checker) subr(x *ast.CallExpr, b *Builtin) *Type {
 	}
 	return nil
 }
+
+// defaultStackFrames is the depth of stack() and ustack() when neither
+// the call nor the stackframes options give one (codegen's default).
+const defaultStackFrames = 20
 
 // aggProto checks the argument count of clear(), normalize() and the like,
 // which DTrace declares variadic and checks itself (tag_PROTO).

@@ -46,6 +46,9 @@ type Config struct {
 	// options: the depth of stack() and ustack() without one (0: the
 	// default).
 	StackFrames, UStackFrames int
+	// MaxFrames, when set, caps those depths and stack(n)'s, silently
+	// (Oracle's maxframes option).
+	MaxFrames int
 }
 
 // VarScope says where a variable lives.
@@ -267,6 +270,11 @@ func (c *checker) pragma(d *ast.PragmaDecl) {
 
 func (c *checker) declVar(d *ast.VarDecl) {
 	t := c.resolveType(d.Type)
+	if t.Func {
+		// a function prototype: D takes it as the declaration of an
+		// extern (dt_decl.c), which a D program cannot call
+		return
+	}
 	scope := Global
 	switch d.Scope {
 	case "self":

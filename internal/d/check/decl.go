@@ -160,12 +160,42 @@ func (c *checker) resolveType(tn *ast.TypeName) *Type {
 	for i := 0; i < tn.Stars; i++ {
 		t = &Type{Kind: Pointer, Size: 8, Elem: t, Name: t.String() + " *", User: tn.Userland}
 	}
+	if f := tn.Func; f != nil {
+		t = c.funcType(t, f)
+	}
 	for i := len(tn.Dims) - 1; i >= 0; i-- {
 		n := 0
 		if dim := tn.Dims[i]; dim != nil {
 			n = c.arrayDim(dim, t)
 		}
 		t = &Type{Kind: Array, Elem: t, Size: n * t.Size, Name: fmt.Sprintf("%s [%d]", t, n)}
+	}
+	return t
+}
+
+// funcType is the function (or, with Ptr stars, the pointer to a
+// function) of signature f returning ret: "int (int, char *)", "int
+// (*)(int)". The parameter types are checked; a pointer to a function is a
+// pointer like any other, which D may store, compare and print.
+func (c *checker) funcType(ret *Type, f *ast.FuncSig) *Type {
+	var params []string
+	for _, p := range f.Params {
+		params = append(params, c.resolveType(p.Type).String())
+	}
+	if f.Variadic {
+		params = append(params, "...")
+	}
+	if len(params) == 0 {
+		params = []string{"void"}
+	}
+	sig := "(" + strings.Join(params, ", ") + ")"
+	fn := &Type{Kind: Void, Elem: ret, Func: true, Name: ret.String() + " " + sig}
+	if f.Ptr == 0 {
+		return fn
+	}
+	t := &Type{Kind: Pointer, Size: 8, Elem: fn, Name: ret.String() + " (" + strings.Repeat("*", f.Ptr) + ")" + sig}
+	for i := 1; i < f.Ptr; i++ {
+		t = &Type{Kind: Pointer, Size: 8, Elem: t, Name: t.Name}
 	}
 	return t
 }

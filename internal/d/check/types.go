@@ -70,6 +70,9 @@ type Type struct {
 	// it is only a forward declaration (incomplete). See decl.go.
 	Align int
 	Union bool // Struct: a union
+	// Func: a function type (Kind Void, no size: it cannot be an object),
+	// returning Elem; only pointers to one and extern prototypes are made.
+	Func bool
 }
 
 // Field is a struct member.

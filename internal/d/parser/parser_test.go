@@ -623,3 +623,26 @@ func TestRecovery(t *testing.T) {
 		}
 	}
 }
+
+// TestFuncDeclarators parses C's function declarators: prototypes (taken
+// as extern declarations) and pointers to functions, named and abstract.
+func TestFuncDeclarators(t *testing.T) {
+	for _, src := range []string{
+		"int f(int);",
+		"extern int f(int, const char *s, ...);",
+		"int g(void);",
+		"typedef void (*h_t)(int);",
+		"int (*cmp)(const void *, const void *);",
+		"struct ops { int (*open)(const char *, int); long n; };",
+		"BEGIN { x = (int (*)(int))0; }",
+	} {
+		if _, errs := ParseFile("t.d", []byte(src), nil); len(errs) > 0 {
+			t.Errorf("%s: %v", src, errs)
+		}
+	}
+	for _, src := range []string{"int (*f;", "int f(int;", "int (*)(int) x;"} {
+		if _, errs := ParseFile("t.d", []byte(src), nil); len(errs) == 0 {
+			t.Errorf("%s: no error", src)
+		}
+	}
+}

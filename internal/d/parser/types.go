@@ -268,6 +268,15 @@ func (p *parser) parseDeclarator(base *ast.TypeName, mode declMode) declarator {
 			p.next()
 		}
 	}
+	ptr := 0
+	if p.tok == token.LPAREN && p.peekIs(token.MUL) {
+		// "(*name)(params)": a pointer to a function
+		p.next()
+		for p.tok == token.MUL {
+			ptr++
+			p.next()
+		}
+	}
 	switch {
 	case mode != abstractOnly && p.tok == token.IDENT:
 		dc.name, dc.namePos = p.lit, p.pos
@@ -276,10 +285,52 @@ func (p *parser) parseDeclarator(base *ast.TypeName, mode declMode) declarator {
 		p.syntaxError()
 		return dc
 	}
+	if ptr > 0 {
+		p.expect(token.RPAREN)
+		if p.tok != token.LPAREN {
+			p.syntaxError()
+			return dc
+		}
+	}
+	if p.tok == token.LPAREN && !p.bailed {
+		// a function declarator: C's prototypes, which D takes as
+		// declarations of externs (dt_decl.c), and function pointers
+		t.Func = p.parseFuncParams()
+		t.Func.Ptr = ptr
+	}
 	for p.tok == token.LBRACK && !p.bailed {
 		p.parseArraySuffix(&dc)
 	}
 	return dc
+}
+
+// peekIs reports whether the token after the current one is k.
+func (p *parser) peekIs(k token.Kind) bool {
+	toks := p.sc.Peek(1)
+	return len(toks) == 1 && toks[0].Kind == k
+}
+
+// parseFuncParams parses a function declarator's ( parameters ): types
+// with optional names, "void" for none, and a final "...".
+func (p *parser) parseFuncParams() *ast.FuncSig {
+	sig := &ast.FuncSig{Params: []*ast.Field{}}
+	p.next() // (
+	for p.tok != token.RPAREN && !p.bailed {
+		if p.tok == token.ELLIPSIS {
+			sig.Variadic = true
+			p.next()
+			break
+		}
+		sig.Params = append(sig.Params, p.parseParam())
+		if !p.got(token.COMMA) {
+			break
+		}
+	}
+	p.expect(token.RPAREN)
+	if len(sig.Params) == 1 && sig.Params[0].Name == "" && isVoid(sig.Params[0].Type) {
+		sig.Params = sig.Params[:0]
+	}
+	return sig
 }
 
 // parseArraySuffix parses [ ], [ dim ] or [ key_type , ... ].

@@ -72,3 +72,6 @@ func (Provider) Prologue(h provider.Hook, probes []*provider.Probe, n provider.N
 func (Provider) Guard(provider.Hook, []*provider.Probe, []*provider.Probe, string) asm.Instructions {
 	return nil
 }
+
+// Attributes implements provider.Attributed: illumos's for dtrace.
+func (Provider) Attributes() provider.Pattr { return provider.DTraceAttr }

@@ -118,3 +118,6 @@ func (Provider) Prologue(h provider.Hook, probes []*provider.Probe, n provider.N
 	)
 	return insns, nil
 }
+
+// Attributes implements provider.Attributed: illumos's for io.
+func (Provider) Attributes() provider.Pattr { return provider.StableSDTAttr }

@@ -381,3 +381,6 @@ func needsPtrace(err error) error {
 	}
 	return fmt.Errorf("%w: another user's process needs CAP_SYS_PTRACE (or root)", err)
 }
+
+// Attributes implements provider.Attributed: illumos's for pid.
+func (*Provider) Attributes() provider.Pattr { return provider.PidAttr }

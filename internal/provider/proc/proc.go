@@ -171,3 +171,6 @@ func (Provider) Prologue(h provider.Hook, probes []*provider.Probe, n provider.N
 	}
 	return insns, nil
 }
+
+// Attributes implements provider.Attributed: illumos's for proc.
+func (Provider) Attributes() provider.Pattr { return provider.StableSDTAttr }

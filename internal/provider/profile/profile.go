@@ -145,3 +145,6 @@ func (*Provider) Prologue(h provider.Hook, probes []*provider.Probe, n provider.
 func (*Provider) Guard(provider.Hook, []*provider.Probe, []*provider.Probe, string) asm.Instructions {
 	return nil
 }
+
+// Attributes implements provider.Attributed: illumos's for profile.
+func (*Provider) Attributes() provider.Pattr { return provider.ProfileAttr }

@@ -71,3 +71,6 @@ func (Provider) Prologue(h provider.Hook, probes []*provider.Probe, n provider.N
 	}
 	return insns, nil
 }
+
+// Attributes implements provider.Attributed: illumos's for sched.
+func (Provider) Attributes() provider.Pattr { return provider.StableSDTAttr }

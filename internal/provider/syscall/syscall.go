@@ -238,3 +238,6 @@ func tree(r asm.Register, vs []int64, miss, prefix string) asm.Instructions {
 	emit(runs)
 	return append(insns, asm.Mov.Reg(r, r).WithSymbol(hit))
 }
+
+// Attributes implements provider.Attributed: illumos's for syscall.
+func (Provider) Attributes() provider.Pattr { return provider.SyscallAttr }

@@ -159,3 +159,6 @@ func sockPrologue(h provider.Hook, pr *provider.Probe, n provider.Needs, skip st
 	}
 	return insns
 }
+
+// Attributes implements provider.Attributed: illumos's for tcp.
+func (Provider) Attributes() provider.Pattr { return provider.StableSDTAttr }

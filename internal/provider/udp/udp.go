@@ -54,3 +54,6 @@ func (Provider) Prologue(h provider.Hook, probes []*provider.Probe, n provider.N
 	}
 	return append(insns, inet.Wire(false, -1, inet.ProtoUDP, n.AnyArg(), skip)...), nil
 }
+
+// Attributes implements provider.Attributed: illumos's for udp.
+func (Provider) Attributes() provider.Pattr { return provider.StableSDTAttr }

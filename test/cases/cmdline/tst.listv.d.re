@@ -1,6 +1,16 @@
    ID   PROVIDER            MODULE                          FUNCTION NAME
  *\d+    syscall                                              openat entry
 
+	Probe Description Attributes
+		Identifier Names: Private
+		Data Semantics:   Private
+		Dependency Class: ISA
+
+	Argument Attributes
+		Identifier Names: Private
+		Data Semantics:   Private
+		Dependency Class: ISA
+
 	Argument Types
 		args\[0\]: int
 		args\[1\]: const char \*
