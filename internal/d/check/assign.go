@@ -184,9 +184,13 @@ func (c *checker) aggAssign(x *ast.AssignExpr, av *ast.AggVar, ix *ast.IndexExpr
 			b = LookupBuiltin(id.Name)
 		}
 	}
+	if ok && b == nil {
+		c.expr(x.Y) // dt_node_func: an undefined function, D_FUNC_UNDEF
+		return
+	}
 	if b == nil || b.Kind != AggFunc {
+		c.errorf(x.Y.Pos(), "D_AGG_FUNC", "@%s must be assigned the result of an aggregating function", av.Name)
 		c.expr(x.Y)
-		c.errorf(x.Y.Pos(), "D_AGG_FUNC", "@%s: aggregating function required as right-hand side", av.Name)
 		return
 	}
 	c.info.Calls[call] = b
@@ -198,7 +202,12 @@ func (c *checker) aggAssign(x *ast.AssignExpr, av *ast.AggVar, ix *ast.IndexExpr
 				return
 			}
 			if t.Kind == Void || t.Kind == Agg {
-				c.errorf(i.Pos(), "D_AGG_KEY", "@%s: key #%d has no value", av.Name, len(kt)+1)
+				// dt_idcook_assc
+				what := "void"
+				if t.Kind == Agg {
+					what = "dynamic"
+				}
+				c.errorf(i.Pos(), "D_KEY_TYPE", "%s expression may not be used as aggregation index: key #%d", what, len(kt)+1)
 				return
 			}
 			kt = append(kt, aggKeyType(t))
@@ -221,7 +230,12 @@ func (c *checker) aggAssign(x *ast.AssignExpr, av *ast.AggVar, ix *ast.IndexExpr
 	for i, a := range call.Args {
 		t := c.expr(a)
 		if t != nil && !t.IsInt() {
-			c.errorf(a.Pos(), "D_AGG_SCALAR", "%s( ) argument #%d must be of scalar type", b.Name, i+1)
+			if i == 0 {
+				c.errorf(a.Pos(), "D_AGG_SCALAR", "%s( ) argument #%d must be of scalar type", b.Name, i+1)
+			} else {
+				// dt_compile_agg: the increment (weight) argument
+				c.errorf(a.Pos(), "D_PROTO_ARG", "%s( ) increment value (argument #%d) must be of scalar type", b.Name, i+1)
+			}
 			return
 		}
 	}

@@ -18,6 +18,11 @@ func (c *checker) call(x *ast.CallExpr, stmt bool) *Type {
 	}
 	b := LookupBuiltin(id.Name)
 	if b == nil {
+		if kind := c.identKind(id.Name); kind != "" {
+			// dt_node_func: a known identifier that is not a function
+			c.errorf(id.NamePos, "D_FUNC_IDKIND", "%s '%s' may not be referenced as a function", kind, id.Name)
+			return nil
+		}
 		for _, a := range x.Args {
 			c.expr(a)
 		}
@@ -30,11 +35,13 @@ func (c *checker) call(x *ast.CallExpr, stmt bool) *Type {
 	}
 	switch b.Kind {
 	case AggFunc:
-		c.errorf(id.NamePos, "D_AGG_FUNC", "%s( ) may only be used as the value of an aggregation (@x = %s(...))", b.Name, b.Name)
+		// dt_cg_node: only an aggregation's value may be an aggregating
+		// function
+		c.errorf(id.NamePos, "D_CG_EXPR", "aggregating function %s( ) may not be called from a D expression (D program context required)", b.Name)
 		return nil
 	case Action:
 		if !stmt {
-			c.errorf(id.NamePos, "D_ACT_SPEC", "%s( ) is an action and may not be used in an expression", b.Name)
+			c.errorf(id.NamePos, "D_CG_EXPR", "tracing function %s( ) may not be called from a D expression (D program context required)", b.Name)
 		}
 		if b.Destructive && !c.cfg.Destructive {
 			c.errorf(id.NamePos, "D_ACT_DESTRUCT", "%s( ) is a destructive action: run with -w to allow it", b.Name)
@@ -484,4 +491,51 @@ func keyCompat(a, b *Type) bool {
 		return (a.SymK == SymKernel || a.SymK == SymMod) == (b.SymK == SymKernel || b.SymK == SymMod)
 	}
 	return a.Kind == b.Kind
+}
+
+// identKind names the kind of a known identifier that is not a function,
+// as dt_idkind_name does, or returns "".
+func (c *checker) identKind(name string) string {
+	switch {
+	case name == "args" || name == "uregs" || name == "fds":
+		return "associative array"
+	case LookupBuiltinVar(name) != nil:
+		return "scalar"
+	}
+	if v, ok := c.vars[scopePrefix(Global)+name]; ok && v.Declared {
+		if v.Assoc {
+			return "associative array"
+		}
+		return "scalar"
+	}
+	if _, ok := c.inlines[name]; ok {
+		return "scalar"
+	}
+	return ""
+}
+
+// isAction reports whether e is a call of a tracing function (an action).
+func isAction(e ast.Expr) bool {
+	x, ok := ast.Unparen(e).(*ast.CallExpr)
+	if !ok {
+		return false
+	}
+	id, ok := x.Fun.(*ast.Ident)
+	if !ok {
+		return false
+	}
+	b := LookupBuiltin(id.Name)
+	return b != nil && b.Kind == Action
+}
+
+// isDynamic reports whether e is an aggregation (of dynamic type in DTrace).
+func isDynamic(e ast.Expr) bool {
+	switch x := ast.Unparen(e).(type) {
+	case *ast.AggVar:
+		return true
+	case *ast.IndexExpr:
+		_, ok := ast.Unparen(x.X).(*ast.AggVar)
+		return ok
+	}
+	return false
 }

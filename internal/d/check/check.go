@@ -352,6 +352,7 @@ func (c *checker) checkClause(pc *ast.ProbeClause, idx int) {
 	}
 	if pc.Body != nil {
 		c.stmts(pc.Body.Stmts)
+		c.specOrder(pc.Body.Stmts) // spec.go
 	}
 }
 
@@ -574,6 +575,14 @@ func (c *checker) exprStmt(e ast.Expr) {
 			c.info.Types[x] = t // stack() as a statement records its type
 		}
 		return
+	case *ast.AggVar:
+		c.errorf(x.AtPos, "D_AGG_NULL", "expression has null effect: @%s", x.Name)
+		return
+	case *ast.IndexExpr:
+		if av, ok := ast.Unparen(x.X).(*ast.AggVar); ok {
+			c.errorf(av.AtPos, "D_AGG_NULL", "expression has null effect: @%s", av.Name)
+			return
+		}
 	}
 	c.expr(e)
 }

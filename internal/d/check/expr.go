@@ -236,11 +236,17 @@ func (c *checker) unary(x *ast.UnaryExpr) *Type {
 	}
 	switch x.Op {
 	case token.NOT:
-		if !t.IsInt() && t.Kind != String {
+		if !t.IsInt() {
 			c.errorf(x.OpPos, "D_OP_SCALAR", "operator ! requires an operand of scalar type")
 		}
 		return TInt
-	case token.SUB, token.ADD, token.TILDE:
+	case token.TILDE:
+		if t.Kind != Int {
+			c.errorf(x.OpPos, "D_OP_INT", "operator %s requires an operand of integral type", x.Op)
+			return nil
+		}
+		return promote(t)
+	case token.SUB, token.ADD:
 		if !t.IsInt() {
 			c.errorf(x.OpPos, "D_OP_ARITH", "operator %s requires an operand of arithmetic type", x.Op)
 			return nil
@@ -300,6 +306,17 @@ func arith(a, b *Type) *Type {
 }
 
 func (c *checker) binary(x *ast.BinaryExpr) *Type {
+	if x.Op == token.COMMA {
+		// dt_cook_op2: before the operands' own errors
+		switch {
+		case isDynamic(x.X) || isDynamic(x.Y):
+			c.errorf(x.X.Pos(), "D_OP_DYN", "operator , operands cannot be of dynamic type")
+			return nil
+		case isAction(x.X) || isAction(x.Y):
+			c.errorf(x.X.Pos(), "D_OP_ACT", "operator , operands cannot be actions")
+			return nil
+		}
+	}
 	a, b := c.expr(x.X), c.expr(x.Y)
 	if a == nil || b == nil {
 		return nil
@@ -341,6 +358,11 @@ func (c *checker) binary(x *ast.BinaryExpr) *Type {
 		}
 	}
 	if !a.IsInt() || !b.IsInt() {
+		if x.Op == token.ADD || x.Op == token.SUB {
+			// dt_cook_op2: + and - take integers and pointers
+			c.errorf(x.OpPos, "D_OP_INCOMPAT", "operands have incompatible types: \"%s\" %s \"%s\"", a, x.Op, b)
+			return nil
+		}
 		c.errorf(x.OpPos, "D_OP_ARITH", "operator %s requires operands of arithmetic type", x.Op)
 		return nil
 	}
@@ -353,9 +375,20 @@ func (c *checker) binary(x *ast.BinaryExpr) *Type {
 	return arith(a, b)
 }
 
-func scalarish(t *Type) bool { return t.IsInt() || t.Kind == String }
+// scalarish is dt_node_is_scalar: an integer or a pointer (D's string is
+// an array of char, not a scalar).
+func scalarish(t *Type) bool { return t.IsInt() }
 
 func (c *checker) cond(x *ast.CondExpr) *Type {
+	// dt_cook_op3: before the operands' own errors
+	switch {
+	case isDynamic(x.X) || isDynamic(x.Y):
+		c.errorf(x.Cond.Pos(), "D_OP_DYN", "operator ?: operands cannot be of dynamic type")
+		return nil
+	case isAction(x.X) || isAction(x.Y):
+		c.errorf(x.Cond.Pos(), "D_OP_ACT", "action cannot be used in a conditional context")
+		return nil
+	}
 	ct := c.expr(x.Cond)
 	a, b := c.expr(x.X), c.expr(x.Y)
 	if ct != nil && !scalarish(ct) {
