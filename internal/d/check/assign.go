@@ -29,8 +29,30 @@ func (c *checker) assign(x *ast.AssignExpr) *Type {
 		c.implicitInt(lhs)
 	}
 	rt := c.expr(x.Y)
-	if rt != nil && x.Op != token.ASSIGN && !rt.IsInt() {
-		c.errorf(x.OpPos, "D_OP_ARITH", "operator %s requires operands of arithmetic type", x.Op)
+	if x.Op == token.QUO_ASSIGN || x.Op == token.REM_ASSIGN {
+		if k, ok := c.info.Consts[ast.Unparen(x.Y)]; ok && !k.IsStr && k.Int == 0 {
+			c.errorf(x.OpPos, "D_DIV_ZERO", "expression contains division by zero")
+			return nil
+		}
+	}
+	if rt != nil && x.Op != token.ASSIGN && !compoundOK(x.Op, rt) {
+		// dt_cook_op2's rules for each compound operator
+		switch x.Op {
+		case token.ADD_ASSIGN, token.SUB_ASSIGN:
+			lt := c.expr(lhs)
+			if lt == nil {
+				lt = TLong
+			}
+			if lt.Kind != String && rt.Kind != String && (!lt.IsInt() || isVoidPtr(lt)) {
+				c.errorf(x.OpPos, "D_OP_VFPTR", "operator %s requires left-hand scalar operand of known size", x.Op)
+				break
+			}
+			c.errorf(x.OpPos, "D_OP_INCOMPAT", "operands have incompatible types: \"%s\" %s \"%s\"", lt, x.Op, rt)
+		case token.MUL_ASSIGN, token.QUO_ASSIGN:
+			c.errorf(x.OpPos, "D_OP_ARITH", "operator %s requires operands of arithmetic type", x.Op)
+		default:
+			c.errorf(x.OpPos, "D_OP_INT", "operator %s requires operands of integral type", x.Op)
+		}
 		return nil
 	}
 	if rt != nil && (rt.Kind == Void || rt.Kind == Agg) {
@@ -45,12 +67,13 @@ func (c *checker) assign(x *ast.AssignExpr) *Type {
 			return rt
 		}
 		if _, ok := c.inlines[l.Name]; ok {
-			c.errorf(l.NamePos, "D_OP_LVAL", "operator %s requires modifiable lvalue as an operand", x.Op)
+			// an inline names a value, not a variable (dt_cook_op2)
+			c.errorf(l.NamePos, "D_OP_WRITE", "operator %s can only be applied to a writable variable", x.Op)
 			return rt
 		}
 		v = c.lookupVar(Global, l.Name, l.NamePos, true)
 		if v.Assoc {
-			c.errorf(l.NamePos, "D_ARR_BADREF", "%s is an associative array and must be subscripted", l.Name)
+			c.errorf(l.NamePos, "D_IDENT_BADREF", "associative array '%s' may not be referenced as scalar", l.Name)
 			return rt
 		}
 	case *ast.SelfVar:
@@ -409,4 +432,15 @@ func (c *checker) keyCountError(pos token.Pos, v *Var, n int) {
 // keyTypeError is dt_idcook_sign's D_PROTO_ARG for key i of type t.
 func (c *checker) keyTypeError(pos token.Pos, v *Var, i int, t *Type) {
 	c.errorf(pos, "D_PROTO_ARG", "%s key #%d is incompatible with prototype:\n\tprototype: %s\n\t%9s: %s", keyName(v), i+1, v.Keys[i], "key", t)
+}
+
+// compoundOK reports whether a right-hand side of type t suits the
+// compound assignment op: integers for the bitwise operators, shifts and
+// %, integers (or pointers) for the others.
+func compoundOK(op token.Kind, t *Type) bool {
+	switch op {
+	case token.AND_ASSIGN, token.OR_ASSIGN, token.XOR_ASSIGN, token.SHL_ASSIGN, token.SHR_ASSIGN, token.REM_ASSIGN:
+		return t.Kind == Int
+	}
+	return t.IsInt()
 }

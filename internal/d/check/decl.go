@@ -1202,7 +1202,7 @@ func (c *checker) arrayElem(e ast.Expr) *Var {
 // the code runs.
 func (c *checker) subscript(x *ast.IndexExpr, t *Type) *Type {
 	if len(x.Indices) != 1 {
-		c.errorf(x.Lbrack, "D_IDX_ARGS", "array subscript requires exactly one index")
+		c.errorf(x.Lbrack, "D_ARR_BADREF", "cannot access %s as an associative array", exprName(x.X))
 		return nil
 	}
 	i := x.Indices[0]
@@ -1236,4 +1236,18 @@ func (c *checker) arrayAssign(x *ast.AssignExpr, l *ast.IndexExpr, rt *Type) *Ty
 		return nil
 	}
 	return et
+}
+
+// exprName names e in a message as dt_node_name does for a variable, or
+// "expression".
+func exprName(e ast.Expr) string {
+	switch x := ast.Unparen(e).(type) {
+	case *ast.Ident:
+		return "variable " + x.Name
+	case *ast.SelfVar:
+		return "variable self->" + x.Name
+	case *ast.ThisVar:
+		return "variable this->" + x.Name
+	}
+	return "expression"
 }

@@ -56,6 +56,10 @@ func (c *checker) expr1(e ast.Expr) *Type {
 			c.errorf(x.OpPos, "D_OP_SCALAR", "operator %s requires an operand of scalar type", x.Op)
 			return nil
 		}
+		if isVoidPtr(t) {
+			c.errorf(x.OpPos, "D_OP_VFPTR", "operator %s requires an operand of known size", x.Op)
+			return nil
+		}
 		return t
 	case *ast.BinaryExpr:
 		return c.binary(x)
@@ -191,7 +195,8 @@ func (c *checker) ident(x *ast.Ident) *Type {
 	}
 	if v := c.lookupVar(Global, x.Name, x.NamePos, false); v != nil {
 		if v.Assoc {
-			c.errorf(x.NamePos, "D_ARR_BADREF", "%s is an associative array and must be subscripted", x.Name)
+			// dt_xcook_ident: the identifier is not of the kind its use asks
+			c.errorf(x.NamePos, "D_IDENT_BADREF", "associative array '%s' may not be referenced as scalar", x.Name)
 			return nil
 		}
 		if isArrayVar(v) {
@@ -201,8 +206,15 @@ func (c *checker) ident(x *ast.Ident) *Type {
 		c.info.Uses[x] = v
 		return v.Type
 	}
-	if LookupBuiltin(x.Name) != nil {
-		c.errorf(x.NamePos, "D_FUNC_IDENT", "%s is a function and must be called", x.Name)
+	if b := LookupBuiltin(x.Name); b != nil {
+		kind := "function"
+		switch b.Kind {
+		case Action:
+			kind = "tracing function"
+		case AggFunc:
+			kind = "aggregating function"
+		}
+		c.errorf(x.NamePos, "D_IDENT_BADREF", "%s '%s' may not be referenced as scalar", kind, x.Name)
 		return nil
 	}
 	c.errorf(x.NamePos, "D_IDENT_UNDEF", "failed to resolve %s: unknown variable name", x.Name)
@@ -212,6 +224,12 @@ func (c *checker) ident(x *ast.Ident) *Type {
 func (c *checker) varRef(x ast.Expr, s VarScope, name string, pos token.Pos) *Type {
 	v := c.lookupVar(s, name, pos, false)
 	if v == nil || v.Type == nil {
+		if s == Self || s == This {
+			// dt_cook_var: self-> and this-> create the variable; reading
+			// it before any assignment is the error
+			c.errorf(pos, "D_VAR_UNDEF", "%s%s has not yet been declared or assigned", scopePrefix(s), name)
+			return nil
+		}
 		c.errorf(pos, "D_IDENT_UNDEF", "failed to resolve %s%s: unknown variable name", scopePrefix(s), name)
 		return nil
 	}
@@ -257,6 +275,10 @@ func (c *checker) unary(x *ast.UnaryExpr) *Type {
 		c.memberLvalue(x.X, x.Op) // svar.go
 		if !t.IsInt() {
 			c.errorf(x.OpPos, "D_OP_SCALAR", "operator %s requires an operand of scalar type", x.Op)
+			return nil
+		}
+		if isVoidPtr(t) {
+			c.errorf(x.OpPos, "D_OP_VFPTR", "operator %s requires an operand of known size", x.Op)
 			return nil
 		}
 		return t
@@ -551,7 +573,8 @@ func (c *checker) index(x *ast.IndexExpr) *Type {
 	}
 	t = c.indexBase(x.X, t) // decl.go: char array members
 	if t.Kind != Pointer && t.Kind != Array {
-		c.errorf(x.Lbrack, "D_IDX_NONPTR", "[ ] may not be applied to a non-pointer, non-array expression")
+		// dt_cook_op2: e[i] is *(e + i)
+		c.errorf(x.Lbrack, "D_DEREF_NONPTR", "cannot dereference non-pointer type")
 		return nil
 	}
 	return c.subscript(x, t) // decl.go
@@ -700,6 +723,9 @@ func (c *checker) lvalue(e ast.Expr, op token.Kind) {
 		if LookupBuiltinVar(x.Name) != nil {
 			c.errorf(x.NamePos, "D_OP_WRITE", "operator %s can only be applied to a writable variable: %s is a read-only built-in variable", op, x.Name)
 		}
+		if c.inlines[x.Name] != nil {
+			c.errorf(x.NamePos, "D_OP_WRITE", "operator %s can only be applied to a writable variable", op)
+		}
 	case *ast.SelectorExpr:
 		// checked by memberLvalue once its operand is typed
 	case *ast.UnaryExpr:
@@ -789,7 +815,9 @@ func (c *checker) selector(x *ast.SelectorExpr) *Type {
 	if id, ok := ast.Unparen(x.X).(*ast.Ident); ok && id.Name == "args" && LookupBuiltinVar("args") != nil && c.lookupVar(Global, "args", id.NamePos, false) == nil {
 		c.info.Builtins[id] = LookupBuiltinVar("args")
 		if c.clause == nil || c.clause.Record == nil {
-			c.errorf(x.OpPos, "D_OPERAND", "args%s%s: the probes of this clause have no argument record (use args[n])", arrow(x.Arrow), x.Sel)
+			// DTrace's args is an array: args-> is sonde's, for the probes
+			// whose arguments are one record (tracepoints)
+			c.errorf(x.OpPos, "D_IDENT_BADREF", "associative array 'args' may not be referenced as scalar: the probes of this clause have no argument record (use args[n])")
 			return nil
 		}
 		t = c.clause.Record
@@ -806,7 +834,11 @@ func (c *checker) selector(x *ast.SelectorExpr) *Type {
 	st := t
 	if x.Arrow {
 		if t.Kind != Pointer {
-			c.errorf(x.OpPos, "D_OP_SOU", "operator -> must be applied to a pointer to a structure or union")
+			c.errorf(x.OpPos, "D_OP_PTR", "operator -> must be applied to a pointer")
+			return nil
+		}
+		if t.Elem != nil && t.Elem.Kind != Struct && t.Elem.Kind != Void {
+			c.errorf(x.OpPos, "D_OP_SOU", "operator -> cannot be applied to pointer to type \"%s\"; must be applied to a struct or union pointer", t.Elem)
 			return nil
 		}
 		if t.Elem == nil || t.Elem.Kind != Struct {
@@ -816,7 +848,7 @@ func (c *checker) selector(x *ast.SelectorExpr) *Type {
 		}
 		st = t.Elem
 	} else if t.Kind != Struct {
-		c.errorf(x.OpPos, "D_OP_SOU", "operator . must be applied to a structure or union")
+		c.errorf(x.OpPos, "D_OP_SOU", "operator . cannot be applied to type \"%s\"; must be applied to a struct or union", t)
 		return nil
 	}
 	if st.Src == nil {
@@ -844,4 +876,10 @@ func (c *checker) selector(x *ast.SelectorExpr) *Type {
 		return StringType(n)
 	}
 	return &Type{Kind: Int, Size: m.Size, Signed: m.Signed, Name: m.Type}
+}
+
+// isVoidPtr reports whether t is a pointer to void (dt_node_is_vfptr), which
+// has no size to step by.
+func isVoidPtr(t *Type) bool {
+	return t != nil && t.Kind == Pointer && (t.Elem == nil || t.Elem.Kind == Void)
 }
