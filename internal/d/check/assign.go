@@ -124,6 +124,14 @@ func (c *checker) assocTarget(l *ast.IndexExpr) *Var {
 	case *ast.SelfVar:
 		v = c.lookupVar(Self, b.Name, b.NamePos, true)
 		c.info.Uses[b] = v
+	case *ast.ThisVar:
+		if v := c.lookupVar(This, b.Name, b.NamePos, false); v == nil || v.Type == nil {
+			c.errorf(b.NamePos, "D_ARR_LOCAL", "local variables may not be used as associative arrays: %s", b.Name)
+			return nil
+		}
+		c.expr(l)
+		c.errorf(l.Pos(), "D_OP_LVAL", "operator = requires modifiable lvalue as an operand")
+		return nil
 	case *ast.IndexExpr:
 		if av, ok := ast.Unparen(b.X).(*ast.AggVar); ok {
 			c.errorf(l.Lbrack, "D_AGG_MDIM", "improper attempt to reference @%s as a multi-dimensional array", av.Name)

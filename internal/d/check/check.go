@@ -74,6 +74,7 @@ type Var struct {
 	FuncPos  token.Pos
 	Assigned bool
 	Declared bool // typed by a declaration: assignments never change it
+	decl     *ast.VarDecl
 }
 
 // Clause is one checked probe clause.
@@ -222,9 +223,7 @@ func (c *checker) collectDecls(p *ast.Program) {
 		case *ast.PragmaDecl:
 			c.pragma(d)
 		case *ast.InlineDecl:
-			if _, dup := c.inlines[d.Name]; dup {
-				c.errs.Add(d.NamePos, "D_DECL_IDRED", "identifier redeclared: %s", d.Name)
-			}
+			c.inlineDecl(d) // decl.go
 			c.inlines[d.Name] = d
 		case *ast.VarDecl:
 			ds := c.decls()
@@ -266,7 +265,6 @@ func (c *checker) pragma(d *ast.PragmaDecl) {
 }
 
 func (c *checker) declVar(d *ast.VarDecl) {
-	t := c.resolveType(d.Type)
 	scope := Global
 	switch d.Scope {
 	case "self":
@@ -274,9 +272,18 @@ func (c *checker) declVar(d *ast.VarDecl) {
 	case "this":
 		scope = This
 	}
+	if !c.declOK(d, scope) { // decl.go
+		return
+	}
+	t := c.resolveType(d.Type)
+	if old := c.vars[scopePrefix(scope)+d.Name]; old != nil && old.decl != nil && old.decl != d {
+		c.redeclared(d, old, t) // decl.go
+		return
+	}
 	v := c.lookupVar(scope, d.Name, d.NamePos, true)
 	v.Type = t
 	v.Declared = true
+	v.decl = d
 	if t.Kind == Struct && t.Src == nil && !c.complete(t) {
 		c.declErr(d.NamePos, "D_DECL_INCOMPLETE", "incomplete struct/union/enum %s: %s", t.Name, d.Name)
 		v.Type = nil

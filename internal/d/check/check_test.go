@@ -24,6 +24,14 @@ func progsOf(p *ast.Program) []*ast.Program { return []*ast.Program{p} }
 // line; the fuzz target FuzzCheck, and FuzzCompile in package codegen, are
 // seeded from this list.
 var validPrograms = []string{
+	// The order of speculate(), commit() and discard() DTrace allows.
+	`BEGIN { speculate(1); trace(1); printf("x"); }`,
+	`BEGIN { trace(1); discard(1); }`,
+	`BEGIN { discard(1); commit(2); }`,
+	`BEGIN { x = 1; commit(1); x = 2; }`,
+	`BEGIN { speculate(1); y = 2; }`,
+	// A declaration repeated with the same type.
+	`int n; int n; self int s[int]; self int s[int]; BEGIN { n = 1; }`,
 	// Probes, predicates and args[].
 	`BEGIN { trace(1); }`,
 	`BEGIN`,
@@ -215,7 +223,7 @@ var invalidPrograms = []struct {
 	{`BEGIN { trace($$3); }`, []string{`1:15 D_MACRO_UNDEF macro argument $3 is not defined`}},
 	{`foo:bar:baz:qux { }`, []string{`1:1 D_PDESC_ZERO probe description foo:bar:baz:qux does not match any probes`}},
 	{"#pragma D nonsense\nBEGIN { }", []string{`1:1 D_PRAGMA_INVAL invalid control directive: #pragma D nonsense`}},
-	{"inline int X = 1;\ninline int X = 2;", []string{`2:12 D_DECL_IDRED identifier redeclared: X`}},
+	{"inline int X = 1;\ninline int X = 2;", []string{`2:12 D_DECL_IDRED identifier redefined: X`}},
 	{"inline int A = A + 1;\nBEGIN { trace(A); }", []string{`1:16 D_IDENT_UNDEF failed to resolve A: inline A is defined in terms of itself`}},
 	{"inline int A = B;\ninline int B = A;\nBEGIN { trace(B); }", []string{`1:16 D_IDENT_UNDEF failed to resolve B: inline B is defined in terms of itself`}},
 

@@ -1251,3 +1251,84 @@ func exprName(e ast.Expr) string {
 	}
 	return "expression"
 }
+
+// ---------------------------------------------------------------------------
+// Declaration rules (dt_node_decl, dt_node_inline)
+
+// declOK checks what a variable declaration may not be, before its type:
+// a storage class C has and D has not, a built-in variable, an
+// associative this-> variable, an array without a dimension, a void
+// object.
+func (c *checker) declOK(d *ast.VarDecl, scope VarScope) bool {
+	switch {
+	case d.Class == "auto" || d.Class == "register" || d.Class == "static":
+		c.declErr(d.DeclPos, "D_DECL_BADCLASS", "specified storage class not appropriate in D")
+	case scope == Global && (LookupBuiltinVar(d.Name) != nil || d.Name == "args" || d.Name == "uregs"):
+		c.declErr(d.NamePos, "D_DECL_IDRED", "built-in identifier redeclared: %s", d.Name)
+	case scope == Global && c.inlines[d.Name] != nil:
+		c.declErr(d.NamePos, "D_DECL_IDRED", "identifier redeclared: %s\n\t current: scalar\n\tprevious: inline", d.Name)
+	case d.KeyTypes == nil && len(d.Type.Dims) > 0 && d.Type.Dims[len(d.Type.Dims)-1] == nil:
+		c.declErr(d.NamePos, "D_DECL_ARRNULL", "array declaration requires array dimension or tuple signature: %s", d.Name)
+	case scope == This && d.KeyTypes != nil:
+		c.declErr(d.NamePos, "D_DECL_LOCASSC", "associative arrays may not be declared as local variables: %s", d.Name)
+	case d.KeyTypes == nil && d.Type.Stars == 0 && len(d.Type.Dims) == 0 && len(d.Type.Words) == 1 && d.Type.Words[0] == "void" && d.Type.Tag == "":
+		c.declErr(d.NamePos, "D_DECL_VOIDOBJ", "cannot have void object: %s", d.Name)
+	default:
+		return true
+	}
+	return false
+}
+
+// redeclared checks a second declaration d of old's variable: the same
+// kind, type and keys are allowed, anything else is an error.
+func (c *checker) redeclared(d *ast.VarDecl, old *Var, t *Type) {
+	kind := func(assoc bool) string {
+		if assoc {
+			return "associative array"
+		}
+		return "scalar"
+	}
+	name := scopePrefix(old.Scope) + d.Name
+	assoc := d.KeyTypes != nil
+	if assoc != old.Assoc || old.Type == nil || !exactType(old.Type, t) {
+		prev := "?"
+		if old.Type != nil {
+			prev = old.Type.String()
+		}
+		c.declErr(d.NamePos, "D_DECL_IDRED", "identifier redeclared: %s\n\t current: %s %s\n\tprevious: %s %s", name, kind(assoc), t, kind(old.Assoc), prev)
+		return
+	}
+	if !assoc {
+		return
+	}
+	for i, kt := range d.KeyTypes {
+		if i >= len(old.Keys) {
+			break
+		}
+		if k := c.resolveType(kt); !exactType(k, old.Keys[i]) {
+			c.declErr(d.NamePos, "D_DECL_IDRED", "identifier redeclared: %s\n\t current: associative array, key #%d of type %s\n\tprevious: associative array, key #%d of type %s", name, i+1, k, i+1, old.Keys[i])
+			return
+		}
+	}
+	if len(d.KeyTypes) != len(old.Keys) {
+		c.declErr(d.NamePos, "D_DECL_IDRED", "identifier redeclared: %s\n\t current: associative array of %s, tuple length %d\n\tprevious: associative array of %s, tuple length %d", name, t, len(d.KeyTypes), old.Type, len(old.Keys))
+	}
+}
+
+// inlineDecl checks an inline declaration as it is collected: a name
+// nothing else has, a type that is not void, a tuple signature if it is
+// an array.
+func (c *checker) inlineDecl(d *ast.InlineDecl) {
+	switch {
+	case c.inlines[d.Name] != nil:
+		c.errs.Add(d.NamePos, "D_DECL_IDRED", "identifier redefined: %s\n\t current: inline definition\n\tprevious: scalar inline", d.Name)
+	case LookupBuiltinVar(d.Name) != nil:
+		c.errs.Add(d.NamePos, "D_DECL_IDRED", "identifier redefined: %s\n\t current: inline definition\n\tprevious: scalar", d.Name)
+	case c.vars[d.Name] != nil && c.vars[d.Name].decl != nil:
+		c.errs.Add(d.NamePos, "D_DECL_IDRED", "identifier redefined: %s\n\t current: inline definition\n\tprevious: scalar", d.Name)
+	case d.Type != nil && d.Params == nil && len(d.Type.Dims) > 0:
+		c.errs.Add(d.NamePos, "D_DECL_ARRNULL", "inline declaration requires array tuple signature: %s", d.Name)
+	case d.Type != nil && d.Type.Stars == 0 && len(d.Type.Dims) == 0 && len(d.Type.Words) == 1 && d.Type.Words[0] == "void" && d.Type.Tag == "":
+		c.errs.Add(d.NamePos, "D_DECL_VOIDOBJ", "cannot declare void inline: %s", d.Name)
+	}
+}
