@@ -171,13 +171,23 @@ func (c *checker) action(x *ast.CallExpr, b *Builtin) {
 	case "printa":
 		c.printa(x)
 	case "trace":
+		if isDynamic(x.Args[0]) {
+			c.errorf(x.Args[0].Pos(), "D_TRACE_DYN", "trace( ) may not be applied to a dynamic expression")
+			return
+		}
 		t := c.expr(x.Args[0])
 		if t != nil && (t.Kind == Void || t.Kind == Agg) {
 			c.errorf(x.Args[0].Pos(), "D_TRACE_VOID", "trace( ) may not be applied to a void expression")
 		}
 	case "tracemem":
-		c.argInt(x, 0)
-		if _, ok := c.argConst(x, 1); !ok {
+		// dt_action_tracemem
+		if t := c.expr(x.Args[0]); t != nil && !t.IsInt() {
+			c.errorf(x.Args[0].Pos(), "D_TRACEMEM_ADDR", "tracemem( ) argument #1 is incompatible with prototype:\n\tprototype: pointer or integer\n\t argument: %s", t)
+			return
+		}
+		c.expr(x.Args[1])
+		if n, ok := c.constInt(x.Args[1]); !ok || n <= 0 {
+			c.errorf(x.Args[1].Pos(), "D_TRACEMEM_SIZE", "tracemem( ) argument #2 must be a non-zero positive integral constant expression")
 			return
 		}
 		if len(x.Args) > 2 {
@@ -223,9 +233,10 @@ func (c *checker) action(x *ast.CallExpr, b *Builtin) {
 
 // printf checks a printf-style argument list whose format is argument i.
 func (c *checker) printf(x *ast.CallExpr, i int) {
-	c.argStr(x, i)
-	if k, ok := c.info.Consts[ast.Unparen(x.Args[i])]; !ok || !k.IsStr {
-		c.errorf(x.Args[i].Pos(), "D_PRINTF_ARG_FMT", "%s( ) format must be a string constant", calleeName(x))
+	t := c.expr(x.Args[i])
+	if k, ok := c.info.Consts[ast.Unparen(x.Args[i])]; (!ok || !k.IsStr) && t != nil {
+		// dt_action_printflike
+		c.errorf(x.Args[i].Pos(), "D_PRINTF_ARG_FMT", "%s( ) argument #%d is incompatible with prototype:\n\tprototype: string constant\n\t argument: %s", calleeName(x), i+1, t)
 	}
 	for _, a := range x.Args[i+1:] {
 		t := c.expr(a)
@@ -365,16 +376,29 @@ func (c *checker) subr(x *ast.CallExpr, b *Builtin) *Type {
 	case "speculation":
 		return TInt
 	case "stack", "ustack", "jstack":
+		// dt_action_stack_args, dt_action_ustack_args
 		depth := int64(0)
 		if len(x.Args) > 0 {
-			n, ok := c.argConst(x, 0)
-			if ok && (n < 1 || n > 127) {
+			c.expr(x.Args[0])
+			n, ok := c.constInt(x.Args[0])
+			switch {
+			case (!ok || n < 1) && b.Name == "stack":
+				c.errorf(x.Args[0].Pos(), "D_STACK_SIZE", "stack( ) size must be a non-zero positive integral constant expression")
+				return nil
+			case !ok || n < 1:
+				c.errorf(x.Args[0].Pos(), "D_USTACK_FRAMES", "ustack( ) argument #1 must be a non-zero positive integer constant")
+				return nil
+			case n > 127:
 				c.errorf(x.Args[0].Pos(), "D_STACK_SIZE", "%s( ) depth must be between 1 and 127", b.Name)
 			}
 			depth = n
 		}
 		if len(x.Args) > 1 {
-			c.argConst(x, 1)
+			c.expr(x.Args[1])
+			if n, ok := c.constInt(x.Args[1]); !ok || n < 0 {
+				c.errorf(x.Args[1].Pos(), "D_USTACK_STRSIZE", "ustack( ) argument #2 must be a positive integer constant")
+				return nil
+			}
 		}
 		if depth == 0 && b.Name == "stack" {
 			depth = int64(c.cfg.StackFrames)
@@ -442,6 +466,10 @@ func (c *checker) printa(x *ast.CallExpr) {
 			first = 1
 		}
 	}
+	if len(x.Args) == 0 {
+		c.errorf(x.Lparen, "D_PROTO_LEN", "printa( ) prototype mismatch: 0 args passed, at least 1 expected")
+		return
+	}
 	if len(x.Args) < first+1 {
 		c.errorf(x.Lparen, "D_PRINTA_PROTO", "printa( ) prototype mismatch: %d args passed, %d expected", len(x.Args), first+1)
 		return
@@ -456,6 +484,9 @@ func (c *checker) printa(x *ast.CallExpr) {
 		name := ast.Unparen(x.Args[i]).(*ast.AggVar).Name
 		if proto == nil {
 			proto, protoName = v, name
+			if first == 1 {
+				c.checkAggFormat(x, v) // format.go
+			}
 			continue
 		}
 		// dt_printa_validate

@@ -82,6 +82,11 @@ func (c *checker) expr1(e ast.Expr) *Type {
 		if t != nil && t.Kind == String {
 			return t
 		}
+		if t != nil && !t.IsInt() && !isCharArray(t) {
+			// dt_cook_op1: scalars, pointers and strings only
+			c.errorf(x.Pos(), "D_STRINGOF_TYPE", "cannot apply stringof to a value of type %s", t)
+			return nil
+		}
 		return StringType(c.cfg.StrSize)
 	case *ast.OffsetofExpr:
 		return c.offsetof(x) // decl.go
