@@ -75,6 +75,10 @@ type Var struct {
 	Assigned bool
 	Declared bool // typed by a declaration: assignments never change it
 	decl     *ast.VarDecl
+	// defined is set when a clause assigns the variable; defClause is
+	// the first such clause in program order (order.go).
+	defined   bool
+	defClause int
 }
 
 // Clause is one checked probe clause.
@@ -313,12 +317,16 @@ func scopePrefix(s VarScope) string {
 func (c *checker) lookupVar(s VarScope, name string, pos token.Pos, create bool) *Var {
 	key := scopePrefix(s) + name
 	if v, ok := c.vars[key]; ok {
+		if create {
+			c.defines(v) // order.go
+		}
 		return v
 	}
 	if !create {
 		return nil
 	}
 	v := &Var{Scope: s, Name: name, Pos: pos}
+	defer c.defines(v)
 	switch s {
 	case Global:
 		v.ID = len(c.info.Globals)

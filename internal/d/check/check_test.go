@@ -30,6 +30,11 @@ var validPrograms = []string{
 	`BEGIN { discard(1); commit(2); }`,
 	`BEGIN { x = 1; commit(1); x = 2; }`,
 	`BEGIN { speculate(1); y = 2; }`,
+	// A variable read before the clause assigning it, declared; one a
+	// predicate reads and its own clause assigns.
+	"int x; BEGIN /x/ { } BEGIN { x = 1; }",
+	"self int t; BEGIN /self->t/ { } BEGIN { self->t = 1; }",
+	`BEGIN /n == 0/ { n = 1; }`,
 	// A declaration repeated with the same type.
 	`int n; int n; self int s[int]; self int s[int]; BEGIN { n = 1; }`,
 	// Probes, predicates and args[].
@@ -92,7 +97,7 @@ var validPrograms = []string{
 	`BEGIN { x = probefunc; y = probename; trace(x); }`,
 	`BEGIN { this->x = 1; trace(this->x * 2); }`,
 	"BEGIN { self->x = 1; }\nEND { trace(self->x); }",
-	"END { trace(x); }\nBEGIN { x = 5; }",
+	"int x;\nEND { trace(x); }\nBEGIN { x = 5; }",
 	`BEGIN { a[1] = 2; trace(a[1]); }`,
 	`BEGIN { a["x", 2] = 3; trace(a["y", 4]); }`,
 	`BEGIN { self->a[1] = 2; trace(self->a[1]); }`,
@@ -309,6 +314,11 @@ var invalidPrograms = []struct {
 	{`BEGIN { @a[1][2] = count(); }`, []string{`1:14 D_AGG_MDIM improper attempt to reference @a as a multi-dimensional array`}},
 	{`BEGIN { @a += 1; }`, []string{`1:12 D_AGG_FUNC @a: aggregation may only be assigned with =`}},
 	{`BEGIN { @a = 1; }`, []string{`1:14 D_AGG_FUNC @a must be assigned the result of an aggregating function`}},
+	// clauses are compiled in order: a variable first assigned in a later
+	// clause is not defined yet
+	{"END { trace(x); }\nBEGIN { x = 5; }", []string{`1:13 D_IDENT_UNDEF failed to resolve x: unknown variable name`}},
+	{"END { trace(self->t); }\nBEGIN { self->t = 5; }", []string{`1:19 D_VAR_UNDEF self->t has not yet been declared or assigned`}},
+	{"END { trace(a[1]); }\nBEGIN { a[1] = 5; }", []string{`1:13 D_VAR_UNDEF a has not yet been declared or assigned`}},
 	{`BEGIN { x = count(); }`, []string{`1:13 D_CG_EXPR aggregating function count( ) may not be called from a D expression (D program context required)`}},
 	{`BEGIN { @ = sum("x"); }`, []string{`1:17 D_AGG_SCALAR sum( ) argument #1 must be of scalar type`}},
 	{`BEGIN { @a = quantize(1, "x"); }`, []string{`1:26 D_PROTO_ARG quantize( ) increment value (argument #2) must be of scalar type`}},

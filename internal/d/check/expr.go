@@ -208,6 +208,9 @@ func (c *checker) ident(x *ast.Ident) *Type {
 			c.errorf(x.NamePos, "D_OP_ARRFUN", "%s is an array: sonde reads and writes its elements only (%s[i])", x.Name, x.Name)
 			return nil
 		}
+		if !c.definedYet(v, x.NamePos) { // order.go
+			return nil
+		}
 		c.info.Uses[x] = v
 		return v.Type
 	}
@@ -240,6 +243,9 @@ func (c *checker) varRef(x ast.Expr, s VarScope, name string, pos token.Pos) *Ty
 	}
 	if v.Assoc {
 		c.errorf(pos, "D_ARR_BADREF", "%s%s is an associative array and must be subscripted", scopePrefix(s), name)
+		return nil
+	}
+	if !c.definedYet(v, pos) { // order.go
 		return nil
 	}
 	c.info.Uses[x] = v
@@ -551,6 +557,9 @@ func (c *checker) index(x *ast.IndexExpr) *Type {
 			return c.subscript(x, v.Type)
 		}
 		if v := c.lookupVar(Global, b.Name, b.NamePos, false); v != nil && v.Assoc {
+			if !c.definedYet(v, b.NamePos) { // order.go
+				return nil
+			}
 			c.info.Uses[b] = v
 			c.keys(x, v)
 			if v.Type == nil {
@@ -564,6 +573,9 @@ func (c *checker) index(x *ast.IndexExpr) *Type {
 	case *ast.SelfVar:
 		v := c.lookupVar(Self, b.Name, b.NamePos, false)
 		if v != nil && v.Assoc {
+			if !c.definedYet(v, b.NamePos) { // order.go
+				return nil
+			}
 			c.info.Uses[b] = v
 			c.keys(x, v)
 			return v.Type
