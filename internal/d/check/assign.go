@@ -192,6 +192,12 @@ func (c *checker) setVarType(x *ast.AssignExpr, v *Var, t *Type) {
 		c.errorf(x.OpPos, "D_OP_INCOMPAT", "operands have incompatible types: \"%s\" = \"%s\"", v.Type, t)
 		return
 	}
+	if x.Op == token.ASSIGN && v.Type.Kind == Pointer && !c.ptrCompat(v.Type, t, x.X, x.Y) {
+		// dt_node_is_argcompat: a pointer variable takes pointers to
+		// its type (or void *) and the constant 0
+		c.errorf(x.OpPos, "D_OP_INCOMPAT", "operands have incompatible types: \"%s\" = \"%s\"", v.Type, t)
+		return
+	}
 	// A wider value widens an undeclared variable (sonde's choice, where
 	// DTrace would cut it), but not x op= y: its type is x's.
 	if t.Kind == Int && v.Type.Kind == Int && t.Size > v.Type.Size && !v.Declared && x.Op == token.ASSIGN {
@@ -275,8 +281,11 @@ func (c *checker) aggAssign(x *ast.AssignExpr, av *ast.AggVar, ix *ast.IndexExpr
 		return
 	}
 	if v.HasFunc {
-		if v.Func != b.Agg || v.Params != params {
-			c.errorf(call.Fun.Pos(), "D_AGG_REDEF", "@%s: aggregation redefined: %s( ), previously %s( ) at %s", av.Name, b.Name, v.Func, v.FuncPos)
+		switch {
+		case v.Func != b.Agg:
+			c.errorf(call.Fun.Pos(), "D_AGG_REDEF", "aggregation redefined: @%s\n\t current: @%s = %s( )\n\tprevious: @%s = %s( ) : %s", av.Name, av.Name, b.Name, av.Name, v.Func, v.FuncPos)
+		case v.Params != params:
+			c.paramsMatch(call, b, v.Params, params)
 		}
 		return
 	}
@@ -451,4 +460,40 @@ func compoundOK(op token.Kind, t *Type) bool {
 		return t.Kind == Int
 	}
 	return t.IsInt()
+}
+
+// paramsMatch reports how the parameters of another lquantize() or
+// llquantize() of an aggregation differ from its first one, as
+// dt_compile_agg does: lquantize's base, then its limit (as the levels
+// reach it), then its step; llquantize's parameters in order.
+func (c *checker) paramsMatch(call *ast.CallExpr, b *Builtin, old, cur value.AggParams) {
+	pos := call.Fun.Pos()
+	if b.Agg == value.Lquantize {
+		on, n := (old.Limit-old.Base)/max(old.Step, 1), (cur.Limit-cur.Base)/max(cur.Step, 1)
+		switch {
+		case old.Base != cur.Base:
+			c.errorf(pos, "D_LQUANT_MATCHBASE", "lquantize( ) base (argument #1) doesn't match previous declaration: expected %d, found %d", old.Base, cur.Base)
+		case on*old.Step != n*cur.Step:
+			c.errorf(pos, "D_LQUANT_MATCHLIM", "lquantize( ) limit (argument #2) doesn't match previous declaration: expected %d, found %d", old.Base+on*old.Step, cur.Base+n*cur.Step)
+		case old.Step != cur.Step:
+			c.errorf(pos, "D_LQUANT_MATCHSTEP", "lquantize( ) step (argument #3) doesn't match previous declaration: expected %d, found %d", old.Step, cur.Step)
+		}
+		return // the same levels: DTrace takes them as the first ones
+	}
+	if b.Agg == value.Llquantize {
+		for i, p := range []struct {
+			tag, name string
+			o, n      int64
+		}{
+			{"D_LLQUANT_FACTORMATCH", "factor", old.Factor, cur.Factor},
+			{"D_LLQUANT_LOWMATCH", "low magnitude", old.Low, cur.Low},
+			{"D_LLQUANT_HIGHMATCH", "high magnitude", old.High, cur.High},
+			{"D_LLQUANT_NSTEPMATCH", "linear steps per magnitude", old.Steps, cur.Steps},
+		} {
+			if p.o != p.n {
+				c.errorf(pos, p.tag, "llquantize( ) %s (argument #%d) doesn't match previous declaration: expected %d, found %d", p.name, i+1, p.o, p.n)
+				return
+			}
+		}
+	}
 }

@@ -160,7 +160,7 @@ func (c *checker) ident(x *ast.Ident) *Type {
 	}
 	if bv := LookupBuiltinVar(x.Name); bv != nil {
 		if bv.ID == BArgs {
-			c.errorf(x.NamePos, "D_ARGS_IDX", "args[] must be subscripted")
+			c.errorf(x.NamePos, "D_IDENT_BADREF", "associative array 'args' may not be referenced as scalar")
 			return nil
 		}
 		if bv.ID == BUregs {
@@ -276,7 +276,7 @@ func (c *checker) unary(x *ast.UnaryExpr) *Type {
 		}
 		return promote(t)
 	case token.SUB, token.ADD:
-		if !t.IsInt() {
+		if t.Kind != Int {
 			c.errorf(x.OpPos, "D_OP_ARITH", "operator %s requires an operand of arithmetic type", x.Op)
 			return nil
 		}
@@ -379,6 +379,10 @@ func (c *checker) binary(x *ast.BinaryExpr) *Type {
 		}
 		if a.Kind != String && b.Kind != String && (!a.IsInt() || !b.IsInt()) {
 			c.errorf(x.OpPos, "D_OP_SCALAR", "operator %s requires operands of scalar type", x.Op)
+			return TInt
+		}
+		if (a.Kind == Pointer || b.Kind == Pointer) && a.Kind != String && b.Kind != String && !c.ptrCompat(a, b, x.X, x.Y) {
+			c.errorf(x.OpPos, "D_OP_INCOMPAT", "operands have incompatible types: \"%s\" %s \"%s\"", a, x.Op, b)
 		}
 		return TInt
 	}
@@ -389,6 +393,17 @@ func (c *checker) binary(x *ast.BinaryExpr) *Type {
 			c.errorf(x.OpPos, "D_OP_INT", "operator %s requires operands of integral type", x.Op)
 			return nil
 		}
+	}
+	switch {
+	case x.Op == token.ADD && a.Kind == Pointer && b.Kind == Pointer,
+		x.Op == token.SUB && a.Kind == Int && b.Kind == Pointer,
+		x.Op == token.SUB && a.Kind == Pointer && b.Kind == Pointer && !c.ptrCompat(a, b, x.X, x.Y):
+		// dt_cook_op2: pointer + integer, pointer - pointer of one type
+		c.errorf(x.OpPos, "D_OP_INCOMPAT", "operands have incompatible types: \"%s\" %s \"%s\"", a, x.Op, b)
+		return nil
+	case (x.Op == token.MUL || x.Op == token.QUO) && (a.Kind == Pointer || b.Kind == Pointer):
+		c.errorf(x.OpPos, "D_OP_ARITH", "operator %s requires operands of arithmetic type", x.Op)
+		return nil
 	}
 	if !a.IsInt() || !b.IsInt() {
 		if x.Op == token.ADD || x.Op == token.SUB {
@@ -899,4 +914,25 @@ func (c *checker) selector(x *ast.SelectorExpr) *Type {
 // has no size to step by.
 func isVoidPtr(t *Type) bool {
 	return t != nil && t.Kind == Pointer && (t.Elem == nil || t.Elem.Kind == Void)
+}
+
+// ptrCompat is dt_node_is_ptrcompat for operands a and b (expressions x
+// and y) of which one at least is a pointer: two pointers to the same type
+// or one to void, or a pointer and the integer constant 0.
+func (c *checker) ptrCompat(a, b *Type, x, y ast.Expr) bool {
+	if a.Kind == Pointer && b.Kind == Pointer {
+		return isVoidPtr(a) || isVoidPtr(b) || sameType(a.Elem, b.Elem) || IsCharPtr(a) && IsCharPtr(b)
+	}
+	z := y
+	if a.Kind == Int {
+		z = x
+	}
+	k, ok := c.info.Consts[ast.Unparen(z)]
+	if !ok {
+		if n, isConst := c.constInt(ast.Unparen(z)); isConst {
+			return n == 0
+		}
+		return false
+	}
+	return !k.IsStr && k.Int == 0
 }
