@@ -567,8 +567,10 @@ func (c *checker) stmt(s ast.Stmt) {
 		c.stmts(s.Stmts)
 	case *ast.IfStmt:
 		t := c.expr(s.Cond)
-		if t != nil && !t.IsInt() && t.Kind != String {
-			c.errorf(s.Cond.Pos(), "D_IF_SCALAR", "if-statement condition must be of scalar type")
+		if t != nil && !t.IsInt() {
+			// DTrace makes the branches clauses (dt_sugar.c) whose
+			// predicate is the condition
+			c.errorf(s.Cond.Pos(), "D_PRED_SCALAR", "predicate result must be of scalar type")
 		}
 		c.stmt(s.Then)
 		if s.Else != nil {

@@ -382,7 +382,7 @@ var invalidPrograms = []struct {
 	{`BEGIN { self->s = "abc"; self->s--; }`, []string{`1:33 D_OP_SCALAR`}},
 	{`BEGIN /"a" + 1/ { }`, []string{`1:12 D_OP_INCOMPAT`}},
 	{`BEGIN /stack()/ { }`, []string{`1:8 D_PRED_SCALAR predicate result must be of scalar type`}},
-	{`BEGIN { if (stack()) { } }`, []string{`1:13 D_IF_SCALAR if-statement condition must be of scalar type`}},
+	{`BEGIN { if (stack()) { } }`, []string{`1:13 D_PRED_SCALAR predicate result must be of scalar type`}},
 	{`BEGIN { s = (string)1; }`, []string{`1:13 D_CAST_INVAL invalid cast expression: "int" to "string" (use stringof)`}},
 	{`BEGIN { x = (int)"a"; }`, []string{`1:13 D_CAST_INVAL invalid cast expression: "string" to "int"`}},
 	{`BEGIN { x = *arg0; }`, []string{`1:13 D_DEREF_NONPTR cannot dereference non-pointer type`}},
