@@ -161,7 +161,8 @@ type checker struct {
 	// a value is checked once, not once per use of every inline using it.
 	inlining map[*ast.InlineDecl]bool
 	inlined  map[*ast.InlineDecl]*Type
-	dcl      *declState // declared types and translators (decl.go)
+	defining *ast.InlineDecl // the inline whose value is being checked
+	dcl      *declState      // declared types and translators (decl.go)
 }
 
 // Check checks prog. Errors are returned sorted; Info is usable as far as
@@ -262,7 +263,16 @@ func (c *checker) pragma(d *ast.PragmaDecl) {
 		}
 	case "depends_on":
 		c.dependsOn(d) // decl.go
-	case "attributes", "binding", "ident", "line", "error", "":
+	case "attributes", "binding":
+		// dt_pragma_attributes, dt_pragma_binding
+		if len(d.Args) < 2 {
+			form := "<attributes> <ident>"
+			if d.Kind == "binding" {
+				form = "\"version\" <ident>"
+			}
+			c.errs.Add(d.PragmaPos, "D_PRAGMA_MALFORM", "malformed #pragma %s %s", d.Kind, form)
+		}
+	case "ident", "line", "error", "":
 	default:
 		c.errs.Add(d.PragmaPos, "D_PRAGMA_INVAL", "invalid control directive: #pragma D %s", d.Kind)
 	}

@@ -233,7 +233,7 @@ var invalidPrograms = []struct {
 	{"#pragma D nonsense\nBEGIN { }", []string{`1:1 D_PRAGMA_INVAL invalid control directive: #pragma D nonsense`}},
 	{"inline int X = 1;\ninline int X = 2;", []string{`2:12 D_DECL_IDRED identifier redefined: X`}},
 	{"inline int A = A + 1;\nBEGIN { trace(A); }", []string{`1:16 D_IDENT_UNDEF failed to resolve A: inline A is defined in terms of itself`}},
-	{"inline int A = B;\ninline int B = A;\nBEGIN { trace(B); }", []string{`1:16 D_IDENT_UNDEF failed to resolve B: inline B is defined in terms of itself`}},
+	{"inline int A = B;\ninline int B = A;\nBEGIN { trace(B); }", []string{`1:16 D_IDENT_UNDEF failed to resolve B: unknown variable name`}},
 
 	// Argument counts.
 	{`BEGIN { exit(); }`, []string{`1:13 D_PROTO_LEN exit( ) prototype mismatch: 0 args passed, 1 expected`}},

@@ -1086,7 +1086,10 @@ func (c *checker) inlineValue(in *ast.InlineDecl) *Type {
 		return t
 	}
 	c.inlining[in] = true
+	saved := c.defining
+	c.defining = in
 	t := c.expr(in.Value)
+	c.defining = saved
 	delete(c.inlining, in)
 	c.inlined[in] = t
 	if t != nil && in.Type != nil {

@@ -174,6 +174,12 @@ func (c *checker) ident(x *ast.Ident) *Type {
 		return bv.Type
 	}
 	if in, ok := c.inlines[x.Name]; ok {
+		if d := c.defining; d != nil && d != in && d.InlinePos.File == in.InlinePos.File && d.InlinePos.Offset < in.InlinePos.Offset {
+			// dt_node_inline: an inline's value is compiled where it is
+			// declared, before any later declaration
+			c.errorf(x.NamePos, "D_IDENT_UNDEF", "failed to resolve %s: unknown variable name", x.Name)
+			return nil
+		}
 		c.info.Inlines[x] = in
 		if c.inlining[in] {
 			c.errorf(x.NamePos, "D_IDENT_UNDEF", "failed to resolve %s: inline %s is defined in terms of itself", x.Name, in.Name)
