@@ -317,6 +317,12 @@ var invalidPrograms = []struct {
 	{`BEGIN { @a[1][2] = count(); }`, []string{`1:14 D_AGG_MDIM improper attempt to reference @a as a multi-dimensional array`}},
 	{`BEGIN { @a += 1; }`, []string{`1:12 D_AGG_FUNC @a: aggregation may only be assigned with =`}},
 	{`BEGIN { @a = 1; }`, []string{`1:14 D_AGG_FUNC @a must be assigned the result of an aggregating function`}},
+	// type specifiers (dt_decl_check)
+	{"int char x;\nBEGIN { }", []string{`1:1 D_DECL_COMBO invalid type combination`}},
+	{"short long x;\nBEGIN { }", []string{`1:1 D_DECL_COMBO`}},
+	{"unsigned float f;\nBEGIN { }", []string{`1:1 D_DECL_SIGNINT`}},
+	{"long char c;\nBEGIN { }", []string{`1:1 D_DECL_CHARATTR`}},
+	{"signed void *p;\nBEGIN { }", []string{`1:1 D_DECL_VOIDATTR`}},
 	// clauses are compiled in order: a variable first assigned in a later
 	// clause is not defined yet
 	{"END { trace(x); }\nBEGIN { x = 5; }", []string{`1:13 D_IDENT_UNDEF failed to resolve x: unknown variable name`}},

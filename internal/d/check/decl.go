@@ -219,6 +219,10 @@ func (c *checker) baseType(tn *ast.TypeName) *Type {
 		}
 		return c.tag(tn.Tag, tn.Words[0])
 	}
+	if tag, msg := declSpecs(tn.Words); tag != "" {
+		c.declErr(tn.TypePos, tag, "%s", msg)
+		return TLong
+	}
 	spelled := strings.Join(tn.Words, " ")
 	if t, ok := c.types[spelled]; ok {
 		return t
@@ -1334,4 +1338,52 @@ func (c *checker) inlineDecl(d *ast.InlineDecl) {
 	case d.Type != nil && d.Type.Stars == 0 && len(d.Type.Dims) == 0 && len(d.Type.Words) == 1 && d.Type.Words[0] == "void" && d.Type.Tag == "":
 		c.errs.Add(d.NamePos, "D_DECL_VOIDOBJ", "cannot declare void inline: %s", d.Name)
 	}
+}
+
+// declSpecs checks the words of a type as dt_decl_spec, dt_decl_attr and
+// dt_decl_check do: one type name at most; short, long, signed and
+// unsigned not in contradiction; short and long not on char, nothing on
+// void; signed and unsigned on integer types only, long on integer and
+// floating-point types only. It returns the tag and message of the first
+// violation, or "".
+func declSpecs(words []string) (tag, msg string) {
+	var base string
+	var short, long, signed, unsigned int
+	for _, w := range words {
+		switch w {
+		case "short":
+			short++
+		case "long":
+			long++
+		case "signed":
+			signed++
+		case "unsigned":
+			unsigned++
+		case "const", "volatile", "restrict":
+		default:
+			if base != "" {
+				return "D_DECL_COMBO", "invalid type combination"
+			}
+			base = w
+		}
+	}
+	switch {
+	case short > 1 || long > 2 || short > 0 && long > 0 || signed > 0 && unsigned > 0 || signed > 1 || unsigned > 1:
+		return "D_DECL_COMBO", "invalid type combination"
+	case base == "":
+		return "", ""
+	case base == "char" && (short > 0 || long > 0):
+		return "D_DECL_CHARATTR", "invalid type declaration: short and long may not be used with char type"
+	case base == "void" && short+long+signed+unsigned > 0:
+		return "D_DECL_VOIDATTR", "invalid type declaration: attributes may not be used with void type"
+	}
+	integer := base == "char" || base == "int"
+	float := base == "float" || base == "double"
+	switch {
+	case (signed > 0 || unsigned > 0) && !integer:
+		return "D_DECL_SIGNINT", "invalid type declaration: signed and unsigned may only be used with integer type"
+	case long > 0 && !integer && !float:
+		return "D_DECL_LONGINT", "invalid type declaration: long and long long may only be used with integer or floating-point type"
+	}
+	return "", ""
 }
