@@ -171,6 +171,10 @@ func (c *checker) action(x *ast.CallExpr, b *Builtin) {
 	case "printa":
 		c.printa(x)
 	case "trace":
+		if av, ok := ast.Unparen(x.Args[0]).(*ast.AggVar); ok && c.lookupVar(Aggregation, av.Name, av.AtPos, false) == nil {
+			c.errorf(av.AtPos, "D_IDENT_UNDEF", "failed to resolve @%s: unknown variable name", av.Name)
+			return
+		}
 		if isDynamic(x.Args[0]) {
 			c.errorf(x.Args[0].Pos(), "D_TRACE_DYN", "trace( ) may not be applied to a dynamic expression")
 			return
