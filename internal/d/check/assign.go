@@ -28,6 +28,7 @@ func (c *checker) assign(x *ast.AssignExpr) *Type {
 	if x.Op != token.ASSIGN {
 		c.implicitInt(lhs)
 	}
+	nerr := len(c.errs)
 	rt := c.expr(x.Y)
 	if x.Op == token.QUO_ASSIGN || x.Op == token.REM_ASSIGN {
 		if k, ok := c.info.Consts[ast.Unparen(x.Y)]; ok && !k.IsStr && k.Int == 0 {
@@ -56,7 +57,9 @@ func (c *checker) assign(x *ast.AssignExpr) *Type {
 		return nil
 	}
 	if rt != nil && (rt.Kind == Void || rt.Kind == Agg) {
-		c.errorf(x.Y.Pos(), "D_OP_VOID", "operator %s requires a value", x.Op)
+		if len(c.errs) == nerr { // not when the value had its own error (D_PROTO_ARG...)
+			c.errorf(x.Y.Pos(), "D_OP_VOID", "operator %s requires a value", x.Op)
+		}
 		return nil
 	}
 	var v *Var

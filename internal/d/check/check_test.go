@@ -317,6 +317,8 @@ var invalidPrograms = []struct {
 	{`BEGIN { @a[1][2] = count(); }`, []string{`1:14 D_AGG_MDIM improper attempt to reference @a as a multi-dimensional array`}},
 	{`BEGIN { @a += 1; }`, []string{`1:12 D_AGG_FUNC @a: aggregation may only be assigned with =`}},
 	{`BEGIN { @a = 1; }`, []string{`1:14 D_AGG_FUNC @a must be assigned the result of an aggregating function`}},
+	// an argument's own error comes first (the call is cooked before =)
+	{`BEGIN { x = copyinto(1, 2, 3); }`, []string{`1:28 D_PROTO_ARG copyinto( ) argument #3`}},
 	// an aggregation nothing defines is undefined before it is dynamic
 	{`BEGIN { trace(@nosuch); }`, []string{`1:15 D_IDENT_UNDEF failed to resolve @nosuch`}},
 	// type specifiers (dt_decl_check)
