@@ -28,13 +28,38 @@ func (c *checker) assign(x *ast.AssignExpr) *Type {
 	if x.Op != token.ASSIGN {
 		c.implicitInt(lhs)
 	}
+	nerr := len(c.errs)
 	rt := c.expr(x.Y)
-	if rt != nil && x.Op != token.ASSIGN && !rt.IsInt() {
-		c.errorf(x.OpPos, "D_OP_ARITH", "operator %s requires operands of arithmetic type", x.Op)
+	if x.Op == token.QUO_ASSIGN || x.Op == token.REM_ASSIGN {
+		if k, ok := c.info.Consts[ast.Unparen(x.Y)]; ok && !k.IsStr && k.Int == 0 {
+			c.errorf(x.OpPos, "D_DIV_ZERO", "expression contains division by zero")
+			return nil
+		}
+	}
+	if rt != nil && x.Op != token.ASSIGN && !compoundOK(x.Op, rt) {
+		// dt_cook_op2's rules for each compound operator
+		switch x.Op {
+		case token.ADD_ASSIGN, token.SUB_ASSIGN:
+			lt := c.expr(lhs)
+			if lt == nil {
+				lt = TLong
+			}
+			if lt.Kind != String && rt.Kind != String && (!lt.IsInt() || isVoidPtr(lt)) {
+				c.errorf(x.OpPos, "D_OP_VFPTR", "operator %s requires left-hand scalar operand of known size", x.Op)
+				break
+			}
+			c.errorf(x.OpPos, "D_OP_INCOMPAT", "operands have incompatible types: \"%s\" %s \"%s\"", lt, x.Op, rt)
+		case token.MUL_ASSIGN, token.QUO_ASSIGN:
+			c.errorf(x.OpPos, "D_OP_ARITH", "operator %s requires operands of arithmetic type", x.Op)
+		default:
+			c.errorf(x.OpPos, "D_OP_INT", "operator %s requires operands of integral type", x.Op)
+		}
 		return nil
 	}
 	if rt != nil && (rt.Kind == Void || rt.Kind == Agg) {
-		c.errorf(x.Y.Pos(), "D_OP_VOID", "operator %s requires a value", x.Op)
+		if len(c.errs) == nerr { // not when the value had its own error (D_PROTO_ARG...)
+			c.errorf(x.Y.Pos(), "D_OP_VOID", "operator %s requires a value", x.Op)
+		}
 		return nil
 	}
 	var v *Var
@@ -45,12 +70,13 @@ func (c *checker) assign(x *ast.AssignExpr) *Type {
 			return rt
 		}
 		if _, ok := c.inlines[l.Name]; ok {
-			c.errorf(l.NamePos, "D_OP_LVAL", "operator %s requires modifiable lvalue as an operand", x.Op)
+			// an inline names a value, not a variable (dt_cook_op2)
+			c.errorf(l.NamePos, "D_OP_WRITE", "operator %s can only be applied to a writable variable", x.Op)
 			return rt
 		}
 		v = c.lookupVar(Global, l.Name, l.NamePos, true)
 		if v.Assoc {
-			c.errorf(l.NamePos, "D_ARR_BADREF", "%s is an associative array and must be subscripted", l.Name)
+			c.errorf(l.NamePos, "D_IDENT_BADREF", "associative array '%s' may not be referenced as scalar", l.Name)
 			return rt
 		}
 	case *ast.SelfVar:
@@ -101,6 +127,14 @@ func (c *checker) assocTarget(l *ast.IndexExpr) *Var {
 	case *ast.SelfVar:
 		v = c.lookupVar(Self, b.Name, b.NamePos, true)
 		c.info.Uses[b] = v
+	case *ast.ThisVar:
+		if v := c.lookupVar(This, b.Name, b.NamePos, false); v == nil || v.Type == nil {
+			c.errorf(b.NamePos, "D_ARR_LOCAL", "local variables may not be used as associative arrays: %s", b.Name)
+			return nil
+		}
+		c.expr(l)
+		c.errorf(l.Pos(), "D_OP_LVAL", "operator = requires modifiable lvalue as an operand")
+		return nil
 	case *ast.IndexExpr:
 		if av, ok := ast.Unparen(b.X).(*ast.AggVar); ok {
 			c.errorf(l.Lbrack, "D_AGG_MDIM", "improper attempt to reference @%s as a multi-dimensional array", av.Name)
@@ -161,6 +195,12 @@ func (c *checker) setVarType(x *ast.AssignExpr, v *Var, t *Type) {
 		c.errorf(x.OpPos, "D_OP_INCOMPAT", "operands have incompatible types: \"%s\" = \"%s\"", v.Type, t)
 		return
 	}
+	if x.Op == token.ASSIGN && v.Type.Kind == Pointer && !c.ptrCompat(v.Type, t, x.X, x.Y) {
+		// dt_node_is_argcompat: a pointer variable takes pointers to
+		// its type (or void *) and the constant 0
+		c.errorf(x.OpPos, "D_OP_INCOMPAT", "operands have incompatible types: \"%s\" = \"%s\"", v.Type, t)
+		return
+	}
 	// A wider value widens an undeclared variable (sonde's choice, where
 	// DTrace would cut it), but not x op= y: its type is x's.
 	if t.Kind == Int && v.Type.Kind == Int && t.Size > v.Type.Size && !v.Declared && x.Op == token.ASSIGN {
@@ -184,9 +224,13 @@ func (c *checker) aggAssign(x *ast.AssignExpr, av *ast.AggVar, ix *ast.IndexExpr
 			b = LookupBuiltin(id.Name)
 		}
 	}
+	if ok && b == nil {
+		c.expr(x.Y) // dt_node_func: an undefined function, D_FUNC_UNDEF
+		return
+	}
 	if b == nil || b.Kind != AggFunc {
+		c.errorf(x.Y.Pos(), "D_AGG_FUNC", "@%s must be assigned the result of an aggregating function", av.Name)
 		c.expr(x.Y)
-		c.errorf(x.Y.Pos(), "D_AGG_FUNC", "@%s: aggregating function required as right-hand side", av.Name)
 		return
 	}
 	c.info.Calls[call] = b
@@ -198,7 +242,12 @@ func (c *checker) aggAssign(x *ast.AssignExpr, av *ast.AggVar, ix *ast.IndexExpr
 				return
 			}
 			if t.Kind == Void || t.Kind == Agg {
-				c.errorf(i.Pos(), "D_AGG_KEY", "@%s: key #%d has no value", av.Name, len(kt)+1)
+				// dt_idcook_assc
+				what := "void"
+				if t.Kind == Agg {
+					what = "dynamic"
+				}
+				c.errorf(i.Pos(), "D_KEY_TYPE", "%s expression may not be used as aggregation index: key #%d", what, len(kt)+1)
 				return
 			}
 			kt = append(kt, aggKeyType(t))
@@ -221,7 +270,12 @@ func (c *checker) aggAssign(x *ast.AssignExpr, av *ast.AggVar, ix *ast.IndexExpr
 	for i, a := range call.Args {
 		t := c.expr(a)
 		if t != nil && !t.IsInt() {
-			c.errorf(a.Pos(), "D_AGG_SCALAR", "%s( ) argument #%d must be of scalar type", b.Name, i+1)
+			if i == 0 {
+				c.errorf(a.Pos(), "D_AGG_SCALAR", "%s( ) argument #%d must be of scalar type", b.Name, i+1)
+			} else {
+				// dt_compile_agg: the increment (weight) argument
+				c.errorf(a.Pos(), "D_PROTO_ARG", "%s( ) increment value (argument #%d) must be of scalar type", b.Name, i+1)
+			}
 			return
 		}
 	}
@@ -230,8 +284,11 @@ func (c *checker) aggAssign(x *ast.AssignExpr, av *ast.AggVar, ix *ast.IndexExpr
 		return
 	}
 	if v.HasFunc {
-		if v.Func != b.Agg || v.Params != params {
-			c.errorf(call.Fun.Pos(), "D_AGG_REDEF", "@%s: aggregation redefined: %s( ), previously %s( ) at %s", av.Name, b.Name, v.Func, v.FuncPos)
+		switch {
+		case v.Func != b.Agg:
+			c.errorf(call.Fun.Pos(), "D_AGG_REDEF", "aggregation redefined: @%s\n\t current: @%s = %s( )\n\tprevious: @%s = %s( ) : %s", av.Name, av.Name, b.Name, av.Name, v.Func, v.FuncPos)
+		case v.Params != params:
+			c.paramsMatch(call, b, v.Params, params)
 		}
 		return
 	}
@@ -395,4 +452,51 @@ func (c *checker) keyCountError(pos token.Pos, v *Var, n int) {
 // keyTypeError is dt_idcook_sign's D_PROTO_ARG for key i of type t.
 func (c *checker) keyTypeError(pos token.Pos, v *Var, i int, t *Type) {
 	c.errorf(pos, "D_PROTO_ARG", "%s key #%d is incompatible with prototype:\n\tprototype: %s\n\t%9s: %s", keyName(v), i+1, v.Keys[i], "key", t)
+}
+
+// compoundOK reports whether a right-hand side of type t suits the
+// compound assignment op: integers for the bitwise operators, shifts and
+// %, integers (or pointers) for the others.
+func compoundOK(op token.Kind, t *Type) bool {
+	switch op {
+	case token.AND_ASSIGN, token.OR_ASSIGN, token.XOR_ASSIGN, token.SHL_ASSIGN, token.SHR_ASSIGN, token.REM_ASSIGN:
+		return t.Kind == Int
+	}
+	return t.IsInt()
+}
+
+// paramsMatch reports how the parameters of another lquantize() or
+// llquantize() of an aggregation differ from its first one, as
+// dt_compile_agg does: lquantize's base, then its limit (as the levels
+// reach it), then its step; llquantize's parameters in order.
+func (c *checker) paramsMatch(call *ast.CallExpr, b *Builtin, old, cur value.AggParams) {
+	pos := call.Fun.Pos()
+	if b.Agg == value.Lquantize {
+		on, n := (old.Limit-old.Base)/max(old.Step, 1), (cur.Limit-cur.Base)/max(cur.Step, 1)
+		switch {
+		case old.Base != cur.Base:
+			c.errorf(pos, "D_LQUANT_MATCHBASE", "lquantize( ) base (argument #1) doesn't match previous declaration: expected %d, found %d", old.Base, cur.Base)
+		case on*old.Step != n*cur.Step:
+			c.errorf(pos, "D_LQUANT_MATCHLIM", "lquantize( ) limit (argument #2) doesn't match previous declaration: expected %d, found %d", old.Base+on*old.Step, cur.Base+n*cur.Step)
+		case old.Step != cur.Step:
+			c.errorf(pos, "D_LQUANT_MATCHSTEP", "lquantize( ) step (argument #3) doesn't match previous declaration: expected %d, found %d", old.Step, cur.Step)
+		}
+		return // the same levels: DTrace takes them as the first ones
+	}
+	if b.Agg == value.Llquantize {
+		for i, p := range []struct {
+			tag, name string
+			o, n      int64
+		}{
+			{"D_LLQUANT_FACTORMATCH", "factor", old.Factor, cur.Factor},
+			{"D_LLQUANT_LOWMATCH", "low magnitude", old.Low, cur.Low},
+			{"D_LLQUANT_HIGHMATCH", "high magnitude", old.High, cur.High},
+			{"D_LLQUANT_NSTEPMATCH", "linear steps per magnitude", old.Steps, cur.Steps},
+		} {
+			if p.o != p.n {
+				c.errorf(pos, p.tag, "llquantize( ) %s (argument #%d) doesn't match previous declaration: expected %d, found %d", p.name, i+1, p.o, p.n)
+				return
+			}
+		}
+	}
 }

@@ -191,6 +191,8 @@ func init() {
 	add("rand", Subr, 0, 0)
 	add("progenyof", Subr, 1, 1)
 	add("speculation", Subr, 0, 0)
+	// Oracle's prototypes, stack([uint32_t]): too many arguments are
+	// D_PROTO_LEN (illumos's stack(...) has D_STACK_PROTO say it)
 	add("stack", Subr, 0, 1)
 	add("ustack", Subr, 0, 2)
 	add("jstack", Subr, 0, 2)

@@ -18,6 +18,11 @@ func (c *checker) call(x *ast.CallExpr, stmt bool) *Type {
 	}
 	b := LookupBuiltin(id.Name)
 	if b == nil {
+		if kind := c.identKind(id.Name); kind != "" {
+			// dt_node_func: a known identifier that is not a function
+			c.errorf(id.NamePos, "D_FUNC_IDKIND", "%s '%s' may not be referenced as a function", kind, id.Name)
+			return nil
+		}
 		for _, a := range x.Args {
 			c.expr(a)
 		}
@@ -30,11 +35,13 @@ func (c *checker) call(x *ast.CallExpr, stmt bool) *Type {
 	}
 	switch b.Kind {
 	case AggFunc:
-		c.errorf(id.NamePos, "D_AGG_FUNC", "%s( ) may only be used as the value of an aggregation (@x = %s(...))", b.Name, b.Name)
+		// dt_cg_node: only an aggregation's value may be an aggregating
+		// function
+		c.errorf(id.NamePos, "D_CG_EXPR", "aggregating function %s( ) may not be called from a D expression (D program context required)", b.Name)
 		return nil
 	case Action:
 		if !stmt {
-			c.errorf(id.NamePos, "D_ACT_SPEC", "%s( ) is an action and may not be used in an expression", b.Name)
+			c.errorf(id.NamePos, "D_CG_EXPR", "tracing function %s( ) may not be called from a D expression (D program context required)", b.Name)
 		}
 		if b.Destructive && !c.cfg.Destructive {
 			c.errorf(id.NamePos, "D_ACT_DESTRUCT", "%s( ) is a destructive action: run with -w to allow it", b.Name)
@@ -164,13 +171,27 @@ func (c *checker) action(x *ast.CallExpr, b *Builtin) {
 	case "printa":
 		c.printa(x)
 	case "trace":
+		if av, ok := ast.Unparen(x.Args[0]).(*ast.AggVar); ok && c.lookupVar(Aggregation, av.Name, av.AtPos, false) == nil {
+			c.errorf(av.AtPos, "D_IDENT_UNDEF", "failed to resolve @%s: unknown variable name", av.Name)
+			return
+		}
+		if isDynamic(x.Args[0]) {
+			c.errorf(x.Args[0].Pos(), "D_TRACE_DYN", "trace( ) may not be applied to a dynamic expression")
+			return
+		}
 		t := c.expr(x.Args[0])
 		if t != nil && (t.Kind == Void || t.Kind == Agg) {
 			c.errorf(x.Args[0].Pos(), "D_TRACE_VOID", "trace( ) may not be applied to a void expression")
 		}
 	case "tracemem":
-		c.argInt(x, 0)
-		if _, ok := c.argConst(x, 1); !ok {
+		// dt_action_tracemem
+		if t := c.expr(x.Args[0]); t != nil && !t.IsInt() {
+			c.errorf(x.Args[0].Pos(), "D_TRACEMEM_ADDR", "tracemem( ) argument #1 is incompatible with prototype:\n\tprototype: pointer or integer\n\t argument: %s", t)
+			return
+		}
+		c.expr(x.Args[1])
+		if n, ok := c.constInt(x.Args[1]); !ok || n <= 0 {
+			c.errorf(x.Args[1].Pos(), "D_TRACEMEM_SIZE", "tracemem( ) argument #2 must be a non-zero positive integral constant expression")
 			return
 		}
 		if len(x.Args) > 2 {
@@ -216,9 +237,10 @@ func (c *checker) action(x *ast.CallExpr, b *Builtin) {
 
 // printf checks a printf-style argument list whose format is argument i.
 func (c *checker) printf(x *ast.CallExpr, i int) {
-	c.argStr(x, i)
-	if k, ok := c.info.Consts[ast.Unparen(x.Args[i])]; !ok || !k.IsStr {
-		c.errorf(x.Args[i].Pos(), "D_PRINTF_ARG_FMT", "%s( ) format must be a string constant", calleeName(x))
+	t := c.expr(x.Args[i])
+	if k, ok := c.info.Consts[ast.Unparen(x.Args[i])]; (!ok || !k.IsStr) && t != nil {
+		// dt_action_printflike
+		c.errorf(x.Args[i].Pos(), "D_PRINTF_ARG_FMT", "%s( ) argument #%d is incompatible with prototype:\n\tprototype: string constant\n\t argument: %s", calleeName(x), i+1, t)
 	}
 	for _, a := range x.Args[i+1:] {
 		t := c.expr(a)
@@ -358,16 +380,29 @@ func (c *checker) subr(x *ast.CallExpr, b *Builtin) *Type {
 	case "speculation":
 		return TInt
 	case "stack", "ustack", "jstack":
+		// dt_action_stack_args, dt_action_ustack_args
 		depth := int64(0)
 		if len(x.Args) > 0 {
-			n, ok := c.argConst(x, 0)
-			if ok && (n < 1 || n > 127) {
+			c.expr(x.Args[0])
+			n, ok := c.constInt(x.Args[0])
+			switch {
+			case (!ok || n < 1) && b.Name == "stack":
+				c.errorf(x.Args[0].Pos(), "D_STACK_SIZE", "stack( ) size must be a non-zero positive integral constant expression")
+				return nil
+			case !ok || n < 1:
+				c.errorf(x.Args[0].Pos(), "D_USTACK_FRAMES", "ustack( ) argument #1 must be a non-zero positive integer constant")
+				return nil
+			case n > 127:
 				c.errorf(x.Args[0].Pos(), "D_STACK_SIZE", "%s( ) depth must be between 1 and 127", b.Name)
 			}
 			depth = n
 		}
 		if len(x.Args) > 1 {
-			c.argConst(x, 1)
+			c.expr(x.Args[1])
+			if n, ok := c.constInt(x.Args[1]); !ok || n < 0 {
+				c.errorf(x.Args[1].Pos(), "D_USTACK_STRSIZE", "ustack( ) argument #2 must be a positive integer constant")
+				return nil
+			}
 		}
 		if depth == 0 && b.Name == "stack" {
 			depth = int64(c.cfg.StackFrames)
@@ -445,6 +480,10 @@ func (c *checker) printa(x *ast.CallExpr) {
 			first = 1
 		}
 	}
+	if len(x.Args) == 0 {
+		c.errorf(x.Lparen, "D_PROTO_LEN", "printa( ) prototype mismatch: 0 args passed, at least 1 expected")
+		return
+	}
 	if len(x.Args) < first+1 {
 		c.errorf(x.Lparen, "D_PRINTA_PROTO", "printa( ) prototype mismatch: %d args passed, %d expected", len(x.Args), first+1)
 		return
@@ -459,6 +498,9 @@ func (c *checker) printa(x *ast.CallExpr) {
 		name := ast.Unparen(x.Args[i]).(*ast.AggVar).Name
 		if proto == nil {
 			proto, protoName = v, name
+			if first == 1 {
+				c.checkAggFormat(x, v) // format.go
+			}
 			continue
 		}
 		// dt_printa_validate
@@ -494,4 +536,51 @@ func keyCompat(a, b *Type) bool {
 		return (a.SymK == SymKernel || a.SymK == SymMod) == (b.SymK == SymKernel || b.SymK == SymMod)
 	}
 	return a.Kind == b.Kind
+}
+
+// identKind names the kind of a known identifier that is not a function,
+// as dt_idkind_name does, or returns "".
+func (c *checker) identKind(name string) string {
+	switch {
+	case name == "args" || name == "uregs" || name == "fds":
+		return "associative array"
+	case LookupBuiltinVar(name) != nil:
+		return "scalar"
+	}
+	if v, ok := c.vars[scopePrefix(Global)+name]; ok && v.Declared {
+		if v.Assoc {
+			return "associative array"
+		}
+		return "scalar"
+	}
+	if _, ok := c.inlines[name]; ok {
+		return "scalar"
+	}
+	return ""
+}
+
+// isAction reports whether e is a call of a tracing function (an action).
+func isAction(e ast.Expr) bool {
+	x, ok := ast.Unparen(e).(*ast.CallExpr)
+	if !ok {
+		return false
+	}
+	id, ok := x.Fun.(*ast.Ident)
+	if !ok {
+		return false
+	}
+	b := LookupBuiltin(id.Name)
+	return b != nil && b.Kind == Action
+}
+
+// isDynamic reports whether e is an aggregation (of dynamic type in DTrace).
+func isDynamic(e ast.Expr) bool {
+	switch x := ast.Unparen(e).(type) {
+	case *ast.AggVar:
+		return true
+	case *ast.IndexExpr:
+		_, ok := ast.Unparen(x.X).(*ast.AggVar)
+		return ok
+	}
+	return false
 }

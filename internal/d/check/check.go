@@ -77,6 +77,11 @@ type Var struct {
 	FuncPos  token.Pos
 	Assigned bool
 	Declared bool // typed by a declaration: assignments never change it
+	decl     *ast.VarDecl
+	// defined is set when a clause assigns the variable; defClause is
+	// the first such clause in program order (order.go).
+	defined   bool
+	defClause int
 }
 
 // Clause is one checked probe clause.
@@ -159,7 +164,8 @@ type checker struct {
 	// a value is checked once, not once per use of every inline using it.
 	inlining map[*ast.InlineDecl]bool
 	inlined  map[*ast.InlineDecl]*Type
-	dcl      *declState // declared types and translators (decl.go)
+	defining *ast.InlineDecl // the inline whose value is being checked
+	dcl      *declState      // declared types and translators (decl.go)
 }
 
 // Check checks prog. Errors are returned sorted; Info is usable as far as
@@ -225,9 +231,7 @@ func (c *checker) collectDecls(p *ast.Program) {
 		case *ast.PragmaDecl:
 			c.pragma(d)
 		case *ast.InlineDecl:
-			if _, dup := c.inlines[d.Name]; dup {
-				c.errs.Add(d.NamePos, "D_DECL_IDRED", "identifier redeclared: %s", d.Name)
-			}
+			c.inlineDecl(d) // decl.go
 			c.inlines[d.Name] = d
 		case *ast.VarDecl:
 			ds := c.decls()
@@ -262,19 +266,22 @@ func (c *checker) pragma(d *ast.PragmaDecl) {
 		}
 	case "depends_on":
 		c.dependsOn(d) // decl.go
-	case "attributes", "binding", "ident", "line", "error", "":
+	case "attributes", "binding":
+		// dt_pragma_attributes, dt_pragma_binding
+		if len(d.Args) < 2 {
+			form := "<attributes> <ident>"
+			if d.Kind == "binding" {
+				form = "\"version\" <ident>"
+			}
+			c.errs.Add(d.PragmaPos, "D_PRAGMA_MALFORM", "malformed #pragma %s %s", d.Kind, form)
+		}
+	case "ident", "line", "error", "":
 	default:
 		c.errs.Add(d.PragmaPos, "D_PRAGMA_INVAL", "invalid control directive: #pragma D %s", d.Kind)
 	}
 }
 
 func (c *checker) declVar(d *ast.VarDecl) {
-	t := c.resolveType(d.Type)
-	if t.Func {
-		// a function prototype: D takes it as the declaration of an
-		// extern (dt_decl.c), which a D program cannot call
-		return
-	}
 	scope := Global
 	switch d.Scope {
 	case "self":
@@ -282,9 +289,23 @@ func (c *checker) declVar(d *ast.VarDecl) {
 	case "this":
 		scope = This
 	}
+	if !c.declOK(d, scope) { // decl.go
+		return
+	}
+	t := c.resolveType(d.Type)
+	if t.Func {
+		// a function prototype: D takes it as the declaration of an
+		// extern (dt_decl.c), which a D program cannot call
+		return
+	}
+	if old := c.vars[scopePrefix(scope)+d.Name]; old != nil && old.decl != nil && old.decl != d {
+		c.redeclared(d, old, t) // decl.go
+		return
+	}
 	v := c.lookupVar(scope, d.Name, d.NamePos, true)
 	v.Type = t
 	v.Declared = true
+	v.decl = d
 	if t.Kind == Struct && t.Src == nil && !c.complete(t) {
 		c.declErr(d.NamePos, "D_DECL_INCOMPLETE", "incomplete struct/union/enum %s: %s", t.Name, d.Name)
 		v.Type = nil
@@ -314,12 +335,16 @@ func scopePrefix(s VarScope) string {
 func (c *checker) lookupVar(s VarScope, name string, pos token.Pos, create bool) *Var {
 	key := scopePrefix(s) + name
 	if v, ok := c.vars[key]; ok {
+		if create {
+			c.defines(v) // order.go
+		}
 		return v
 	}
 	if !create {
 		return nil
 	}
 	v := &Var{Scope: s, Name: name, Pos: pos}
+	defer c.defines(v)
 	switch s {
 	case Global:
 		v.ID = len(c.info.Globals)
@@ -360,6 +385,7 @@ func (c *checker) checkClause(pc *ast.ProbeClause, idx int) {
 	}
 	if pc.Body != nil {
 		c.stmts(pc.Body.Stmts)
+		c.specOrder(pc.Body.Stmts) // spec.go
 	}
 }
 
@@ -559,8 +585,10 @@ func (c *checker) stmt(s ast.Stmt) {
 		c.stmts(s.Stmts)
 	case *ast.IfStmt:
 		t := c.expr(s.Cond)
-		if t != nil && !t.IsInt() && t.Kind != String {
-			c.errorf(s.Cond.Pos(), "D_IF_SCALAR", "if-statement condition must be of scalar type")
+		if t != nil && !t.IsInt() {
+			// DTrace makes the branches clauses (dt_sugar.c) whose
+			// predicate is the condition
+			c.errorf(s.Cond.Pos(), "D_PRED_SCALAR", "predicate result must be of scalar type")
 		}
 		c.stmt(s.Then)
 		if s.Else != nil {
@@ -582,6 +610,14 @@ func (c *checker) exprStmt(e ast.Expr) {
 			c.info.Types[x] = t // stack() as a statement records its type
 		}
 		return
+	case *ast.AggVar:
+		c.errorf(x.AtPos, "D_AGG_NULL", "expression has null effect: @%s", x.Name)
+		return
+	case *ast.IndexExpr:
+		if av, ok := ast.Unparen(x.X).(*ast.AggVar); ok {
+			c.errorf(av.AtPos, "D_AGG_NULL", "expression has null effect: @%s", av.Name)
+			return
+		}
 	}
 	c.expr(e)
 }

@@ -249,6 +249,10 @@ func (c *checker) baseType(tn *ast.TypeName) *Type {
 		}
 		return c.tag(tn.Tag, tn.Words[0])
 	}
+	if tag, msg := declSpecs(tn.Words); tag != "" {
+		c.declErr(tn.TypePos, tag, "%s", msg)
+		return TLong
+	}
 	spelled := strings.Join(tn.Words, " ")
 	if t, ok := c.types[spelled]; ok {
 		return t
@@ -1116,7 +1120,10 @@ func (c *checker) inlineValue(in *ast.InlineDecl) *Type {
 		return t
 	}
 	c.inlining[in] = true
+	saved := c.defining
+	c.defining = in
 	t := c.expr(in.Value)
+	c.defining = saved
 	delete(c.inlining, in)
 	c.inlined[in] = t
 	if t != nil && in.Type != nil {
@@ -1232,7 +1239,7 @@ func (c *checker) arrayElem(e ast.Expr) *Var {
 // the code runs.
 func (c *checker) subscript(x *ast.IndexExpr, t *Type) *Type {
 	if len(x.Indices) != 1 {
-		c.errorf(x.Lbrack, "D_IDX_ARGS", "array subscript requires exactly one index")
+		c.errorf(x.Lbrack, "D_ARR_BADREF", "cannot access %s as an associative array", exprName(x.X))
 		return nil
 	}
 	i := x.Indices[0]
@@ -1266,4 +1273,147 @@ func (c *checker) arrayAssign(x *ast.AssignExpr, l *ast.IndexExpr, rt *Type) *Ty
 		return nil
 	}
 	return et
+}
+
+// exprName names e in a message as dt_node_name does for a variable, or
+// "expression".
+func exprName(e ast.Expr) string {
+	switch x := ast.Unparen(e).(type) {
+	case *ast.Ident:
+		return "variable " + x.Name
+	case *ast.SelfVar:
+		return "variable self->" + x.Name
+	case *ast.ThisVar:
+		return "variable this->" + x.Name
+	}
+	return "expression"
+}
+
+// ---------------------------------------------------------------------------
+// Declaration rules (dt_node_decl, dt_node_inline)
+
+// declOK checks what a variable declaration may not be, before its type:
+// a storage class C has and D has not, a built-in variable, an
+// associative this-> variable, an array without a dimension, a void
+// object.
+func (c *checker) declOK(d *ast.VarDecl, scope VarScope) bool {
+	switch {
+	case d.Class == "auto" || d.Class == "register" || d.Class == "static":
+		c.declErr(d.DeclPos, "D_DECL_BADCLASS", "specified storage class not appropriate in D")
+	case scope == Global && (LookupBuiltinVar(d.Name) != nil || d.Name == "args" || d.Name == "uregs"):
+		c.declErr(d.NamePos, "D_DECL_IDRED", "built-in identifier redeclared: %s", d.Name)
+	case scope == Global && c.inlines[d.Name] != nil:
+		c.declErr(d.NamePos, "D_DECL_IDRED", "identifier redeclared: %s\n\t current: scalar\n\tprevious: inline", d.Name)
+	case d.KeyTypes == nil && len(d.Type.Dims) > 0 && d.Type.Dims[len(d.Type.Dims)-1] == nil:
+		c.declErr(d.NamePos, "D_DECL_ARRNULL", "array declaration requires array dimension or tuple signature: %s", d.Name)
+	case scope == This && d.KeyTypes != nil:
+		c.declErr(d.NamePos, "D_DECL_LOCASSC", "associative arrays may not be declared as local variables: %s", d.Name)
+	case d.KeyTypes == nil && d.Type.Stars == 0 && len(d.Type.Dims) == 0 && len(d.Type.Words) == 1 && d.Type.Words[0] == "void" && d.Type.Tag == "":
+		c.declErr(d.NamePos, "D_DECL_VOIDOBJ", "cannot have void object: %s", d.Name)
+	default:
+		return true
+	}
+	return false
+}
+
+// redeclared checks a second declaration d of old's variable: the same
+// kind, type and keys are allowed, anything else is an error.
+func (c *checker) redeclared(d *ast.VarDecl, old *Var, t *Type) {
+	kind := func(assoc bool) string {
+		if assoc {
+			return "associative array"
+		}
+		return "scalar"
+	}
+	name := scopePrefix(old.Scope) + d.Name
+	assoc := d.KeyTypes != nil
+	if assoc != old.Assoc || old.Type == nil || !exactType(old.Type, t) {
+		prev := "?"
+		if old.Type != nil {
+			prev = old.Type.String()
+		}
+		c.declErr(d.NamePos, "D_DECL_IDRED", "identifier redeclared: %s\n\t current: %s %s\n\tprevious: %s %s", name, kind(assoc), t, kind(old.Assoc), prev)
+		return
+	}
+	if !assoc {
+		return
+	}
+	for i, kt := range d.KeyTypes {
+		if i >= len(old.Keys) {
+			break
+		}
+		if k := c.resolveType(kt); !exactType(k, old.Keys[i]) {
+			c.declErr(d.NamePos, "D_DECL_IDRED", "identifier redeclared: %s\n\t current: associative array, key #%d of type %s\n\tprevious: associative array, key #%d of type %s", name, i+1, k, i+1, old.Keys[i])
+			return
+		}
+	}
+	if len(d.KeyTypes) != len(old.Keys) {
+		c.declErr(d.NamePos, "D_DECL_IDRED", "identifier redeclared: %s\n\t current: associative array of %s, tuple length %d\n\tprevious: associative array of %s, tuple length %d", name, t, len(d.KeyTypes), old.Type, len(old.Keys))
+	}
+}
+
+// inlineDecl checks an inline declaration as it is collected: a name
+// nothing else has, a type that is not void, a tuple signature if it is
+// an array.
+func (c *checker) inlineDecl(d *ast.InlineDecl) {
+	switch {
+	case c.inlines[d.Name] != nil:
+		c.errs.Add(d.NamePos, "D_DECL_IDRED", "identifier redefined: %s\n\t current: inline definition\n\tprevious: scalar inline", d.Name)
+	case LookupBuiltinVar(d.Name) != nil:
+		c.errs.Add(d.NamePos, "D_DECL_IDRED", "identifier redefined: %s\n\t current: inline definition\n\tprevious: scalar", d.Name)
+	case c.vars[d.Name] != nil && c.vars[d.Name].decl != nil:
+		c.errs.Add(d.NamePos, "D_DECL_IDRED", "identifier redefined: %s\n\t current: inline definition\n\tprevious: scalar", d.Name)
+	case d.Type != nil && d.Params == nil && len(d.Type.Dims) > 0:
+		c.errs.Add(d.NamePos, "D_DECL_ARRNULL", "inline declaration requires array tuple signature: %s", d.Name)
+	case d.Type != nil && d.Type.Stars == 0 && len(d.Type.Dims) == 0 && len(d.Type.Words) == 1 && d.Type.Words[0] == "void" && d.Type.Tag == "":
+		c.errs.Add(d.NamePos, "D_DECL_VOIDOBJ", "cannot declare void inline: %s", d.Name)
+	}
+}
+
+// declSpecs checks the words of a type as dt_decl_spec, dt_decl_attr and
+// dt_decl_check do: one type name at most; short, long, signed and
+// unsigned not in contradiction; short and long not on char, nothing on
+// void; signed and unsigned on integer types only, long on integer and
+// floating-point types only. It returns the tag and message of the first
+// violation, or "".
+func declSpecs(words []string) (tag, msg string) {
+	var base string
+	var short, long, signed, unsigned int
+	for _, w := range words {
+		switch w {
+		case "short":
+			short++
+		case "long":
+			long++
+		case "signed":
+			signed++
+		case "unsigned":
+			unsigned++
+		case "const", "volatile", "restrict":
+		default:
+			if base != "" {
+				return "D_DECL_COMBO", "invalid type combination"
+			}
+			base = w
+		}
+	}
+	switch {
+	case short > 1 || long > 2 || short > 0 && long > 0 || signed > 0 && unsigned > 0 || signed > 1 || unsigned > 1:
+		return "D_DECL_COMBO", "invalid type combination"
+	case base == "":
+		return "", ""
+	case base == "char" && (short > 0 || long > 0):
+		return "D_DECL_CHARATTR", "invalid type declaration: short and long may not be used with char type"
+	case base == "void" && short+long+signed+unsigned > 0:
+		return "D_DECL_VOIDATTR", "invalid type declaration: attributes may not be used with void type"
+	}
+	integer := base == "char" || base == "int"
+	float := base == "float" || base == "double"
+	switch {
+	case (signed > 0 || unsigned > 0) && !integer:
+		return "D_DECL_SIGNINT", "invalid type declaration: signed and unsigned may only be used with integer type"
+	case long > 0 && !integer && !float:
+		return "D_DECL_LONGINT", "invalid type declaration: long and long long may only be used with integer or floating-point type"
+	}
+	return "", ""
 }

@@ -288,7 +288,7 @@ var declErrors = []struct {
 	{"struct o { int a; };\nBEGIN { trace(xlate<struct o>(1).a); }", []string{`2:15 D_XLATE_NONE cannot translate from "int" to "struct o"`}},
 	{"struct o { int a; };\ntranslator struct o < int x > { a = x; };\nBEGIN { trace(xlate<struct o>(\"s\").a); }", []string{`3:15 D_XLATE_NONE cannot translate from "string" to "struct o"`}},
 	{"struct o { int a; int b; };\ntranslator struct o < int x > { a = x; };\nBEGIN { trace(xlate<struct o>(1).b); }", []string{"3:34 D_XLATE_NOCONV translator does not define conversion for member: b"}},
-	{"struct o { int a; };\ntranslator struct o < int x > { a = x; };\nBEGIN { trace(xlate<struct o>(1)->a); }", []string{"3:33 D_OP_SOU"}},
+	{"struct o { int a; };\ntranslator struct o < int x > { a = x; };\nBEGIN { trace(xlate<struct o>(1)->a); }", []string{"3:33 D_OP_PTR"}},
 	{"struct o { int a; };\ntranslator struct o < int x > { a = x; };\nBEGIN { trace(xlate<struct o *>(1).a); }", []string{"3:35 D_OP_SOU"}},
 	// Translated probe arguments.
 	{"xlt:::req { trace(args[0]->ri_uri); }", []string{"1:19 D_ARGS_XLATOR translator for args[0] from struct req * to reqinfo_t * is not defined (load its library with -L)"}},

@@ -56,6 +56,10 @@ func (c *checker) expr1(e ast.Expr) *Type {
 			c.errorf(x.OpPos, "D_OP_SCALAR", "operator %s requires an operand of scalar type", x.Op)
 			return nil
 		}
+		if isVoidPtr(t) {
+			c.errorf(x.OpPos, "D_OP_VFPTR", "operator %s requires an operand of known size", x.Op)
+			return nil
+		}
 		return t
 	case *ast.BinaryExpr:
 		return c.binary(x)
@@ -77,6 +81,11 @@ func (c *checker) expr1(e ast.Expr) *Type {
 		t := c.expr(x.X)
 		if t != nil && t.Kind == String {
 			return t
+		}
+		if t != nil && !t.IsInt() && !isCharArray(t) {
+			// dt_cook_op1: scalars, pointers and strings only
+			c.errorf(x.Pos(), "D_STRINGOF_TYPE", "cannot apply stringof to a value of type %s", t)
+			return nil
 		}
 		return StringType(c.cfg.StrSize)
 	case *ast.OffsetofExpr:
@@ -151,7 +160,7 @@ func (c *checker) ident(x *ast.Ident) *Type {
 	}
 	if bv := LookupBuiltinVar(x.Name); bv != nil {
 		if bv.ID == BArgs {
-			c.errorf(x.NamePos, "D_ARGS_IDX", "args[] must be subscripted")
+			c.errorf(x.NamePos, "D_IDENT_BADREF", "associative array 'args' may not be referenced as scalar")
 			return nil
 		}
 		if bv.ID == BUregs {
@@ -165,6 +174,12 @@ func (c *checker) ident(x *ast.Ident) *Type {
 		return bv.Type
 	}
 	if in, ok := c.inlines[x.Name]; ok {
+		if d := c.defining; d != nil && d != in && d.InlinePos.File == in.InlinePos.File && d.InlinePos.Offset < in.InlinePos.Offset {
+			// dt_node_inline: an inline's value is compiled where it is
+			// declared, before any later declaration
+			c.errorf(x.NamePos, "D_IDENT_UNDEF", "failed to resolve %s: unknown variable name", x.Name)
+			return nil
+		}
 		c.info.Inlines[x] = in
 		if c.inlining[in] {
 			c.errorf(x.NamePos, "D_IDENT_UNDEF", "failed to resolve %s: inline %s is defined in terms of itself", x.Name, in.Name)
@@ -191,18 +206,29 @@ func (c *checker) ident(x *ast.Ident) *Type {
 	}
 	if v := c.lookupVar(Global, x.Name, x.NamePos, false); v != nil {
 		if v.Assoc {
-			c.errorf(x.NamePos, "D_ARR_BADREF", "%s is an associative array and must be subscripted", x.Name)
+			// dt_xcook_ident: the identifier is not of the kind its use asks
+			c.errorf(x.NamePos, "D_IDENT_BADREF", "associative array '%s' may not be referenced as scalar", x.Name)
 			return nil
 		}
 		if isArrayVar(v) {
 			c.errorf(x.NamePos, "D_OP_ARRFUN", "%s is an array: sonde reads and writes its elements only (%s[i])", x.Name, x.Name)
 			return nil
 		}
+		if !c.definedYet(v, x.NamePos) { // order.go
+			return nil
+		}
 		c.info.Uses[x] = v
 		return v.Type
 	}
-	if LookupBuiltin(x.Name) != nil {
-		c.errorf(x.NamePos, "D_FUNC_IDENT", "%s is a function and must be called", x.Name)
+	if b := LookupBuiltin(x.Name); b != nil {
+		kind := "function"
+		switch b.Kind {
+		case Action:
+			kind = "tracing function"
+		case AggFunc:
+			kind = "aggregating function"
+		}
+		c.errorf(x.NamePos, "D_IDENT_BADREF", "%s '%s' may not be referenced as scalar", kind, x.Name)
 		return nil
 	}
 	c.errorf(x.NamePos, "D_IDENT_UNDEF", "failed to resolve %s: unknown variable name", x.Name)
@@ -212,11 +238,20 @@ func (c *checker) ident(x *ast.Ident) *Type {
 func (c *checker) varRef(x ast.Expr, s VarScope, name string, pos token.Pos) *Type {
 	v := c.lookupVar(s, name, pos, false)
 	if v == nil || v.Type == nil {
+		if s == Self || s == This {
+			// dt_cook_var: self-> and this-> create the variable; reading
+			// it before any assignment is the error
+			c.errorf(pos, "D_VAR_UNDEF", "%s%s has not yet been declared or assigned", scopePrefix(s), name)
+			return nil
+		}
 		c.errorf(pos, "D_IDENT_UNDEF", "failed to resolve %s%s: unknown variable name", scopePrefix(s), name)
 		return nil
 	}
 	if v.Assoc {
 		c.errorf(pos, "D_ARR_BADREF", "%s%s is an associative array and must be subscripted", scopePrefix(s), name)
+		return nil
+	}
+	if !c.definedYet(v, pos) { // order.go
 		return nil
 	}
 	c.info.Uses[x] = v
@@ -236,12 +271,18 @@ func (c *checker) unary(x *ast.UnaryExpr) *Type {
 	}
 	switch x.Op {
 	case token.NOT:
-		if !t.IsInt() && t.Kind != String {
+		if !t.IsInt() {
 			c.errorf(x.OpPos, "D_OP_SCALAR", "operator ! requires an operand of scalar type")
 		}
 		return TInt
-	case token.SUB, token.ADD, token.TILDE:
-		if !t.IsInt() {
+	case token.TILDE:
+		if t.Kind != Int {
+			c.errorf(x.OpPos, "D_OP_INT", "operator %s requires an operand of integral type", x.Op)
+			return nil
+		}
+		return promote(t)
+	case token.SUB, token.ADD:
+		if t.Kind != Int {
 			c.errorf(x.OpPos, "D_OP_ARITH", "operator %s requires an operand of arithmetic type", x.Op)
 			return nil
 		}
@@ -251,6 +292,10 @@ func (c *checker) unary(x *ast.UnaryExpr) *Type {
 		c.memberLvalue(x.X, x.Op) // svar.go
 		if !t.IsInt() {
 			c.errorf(x.OpPos, "D_OP_SCALAR", "operator %s requires an operand of scalar type", x.Op)
+			return nil
+		}
+		if isVoidPtr(t) {
+			c.errorf(x.OpPos, "D_OP_VFPTR", "operator %s requires an operand of known size", x.Op)
 			return nil
 		}
 		return t
@@ -300,6 +345,17 @@ func arith(a, b *Type) *Type {
 }
 
 func (c *checker) binary(x *ast.BinaryExpr) *Type {
+	if x.Op == token.COMMA {
+		// dt_cook_op2: before the operands' own errors
+		switch {
+		case isDynamic(x.X) || isDynamic(x.Y):
+			c.errorf(x.X.Pos(), "D_OP_DYN", "operator , operands cannot be of dynamic type")
+			return nil
+		case isAction(x.X) || isAction(x.Y):
+			c.errorf(x.X.Pos(), "D_OP_ACT", "operator , operands cannot be actions")
+			return nil
+		}
+	}
 	a, b := c.expr(x.X), c.expr(x.Y)
 	if a == nil || b == nil {
 		return nil
@@ -329,6 +385,10 @@ func (c *checker) binary(x *ast.BinaryExpr) *Type {
 		}
 		if a.Kind != String && b.Kind != String && (!a.IsInt() || !b.IsInt()) {
 			c.errorf(x.OpPos, "D_OP_SCALAR", "operator %s requires operands of scalar type", x.Op)
+			return TInt
+		}
+		if (a.Kind == Pointer || b.Kind == Pointer) && a.Kind != String && b.Kind != String && !c.ptrCompat(a, b, x.X, x.Y) {
+			c.errorf(x.OpPos, "D_OP_INCOMPAT", "operands have incompatible types: \"%s\" %s \"%s\"", a, x.Op, b)
 		}
 		return TInt
 	}
@@ -340,7 +400,23 @@ func (c *checker) binary(x *ast.BinaryExpr) *Type {
 			return nil
 		}
 	}
+	switch {
+	case x.Op == token.ADD && a.Kind == Pointer && b.Kind == Pointer,
+		x.Op == token.SUB && a.Kind == Int && b.Kind == Pointer,
+		x.Op == token.SUB && a.Kind == Pointer && b.Kind == Pointer && !c.ptrCompat(a, b, x.X, x.Y):
+		// dt_cook_op2: pointer + integer, pointer - pointer of one type
+		c.errorf(x.OpPos, "D_OP_INCOMPAT", "operands have incompatible types: \"%s\" %s \"%s\"", a, x.Op, b)
+		return nil
+	case (x.Op == token.MUL || x.Op == token.QUO) && (a.Kind == Pointer || b.Kind == Pointer):
+		c.errorf(x.OpPos, "D_OP_ARITH", "operator %s requires operands of arithmetic type", x.Op)
+		return nil
+	}
 	if !a.IsInt() || !b.IsInt() {
+		if x.Op == token.ADD || x.Op == token.SUB {
+			// dt_cook_op2: + and - take integers and pointers
+			c.errorf(x.OpPos, "D_OP_INCOMPAT", "operands have incompatible types: \"%s\" %s \"%s\"", a, x.Op, b)
+			return nil
+		}
 		c.errorf(x.OpPos, "D_OP_ARITH", "operator %s requires operands of arithmetic type", x.Op)
 		return nil
 	}
@@ -353,9 +429,20 @@ func (c *checker) binary(x *ast.BinaryExpr) *Type {
 	return arith(a, b)
 }
 
-func scalarish(t *Type) bool { return t.IsInt() || t.Kind == String }
+// scalarish is dt_node_is_scalar: an integer or a pointer (D's string is
+// an array of char, not a scalar).
+func scalarish(t *Type) bool { return t.IsInt() }
 
 func (c *checker) cond(x *ast.CondExpr) *Type {
+	// dt_cook_op3: before the operands' own errors
+	switch {
+	case isDynamic(x.X) || isDynamic(x.Y):
+		c.errorf(x.Cond.Pos(), "D_OP_DYN", "operator ?: operands cannot be of dynamic type")
+		return nil
+	case isAction(x.X) || isAction(x.Y):
+		c.errorf(x.Cond.Pos(), "D_OP_ACT", "action cannot be used in a conditional context")
+		return nil
+	}
 	ct := c.expr(x.Cond)
 	a, b := c.expr(x.X), c.expr(x.Y)
 	if ct != nil && !scalarish(ct) {
@@ -491,6 +578,9 @@ func (c *checker) index(x *ast.IndexExpr) *Type {
 			return c.subscript(x, v.Type)
 		}
 		if v := c.lookupVar(Global, b.Name, b.NamePos, false); v != nil && v.Assoc {
+			if !c.definedYet(v, b.NamePos) { // order.go
+				return nil
+			}
 			c.info.Uses[b] = v
 			c.keys(x, v)
 			if v.Type == nil {
@@ -504,6 +594,9 @@ func (c *checker) index(x *ast.IndexExpr) *Type {
 	case *ast.SelfVar:
 		v := c.lookupVar(Self, b.Name, b.NamePos, false)
 		if v != nil && v.Assoc {
+			if !c.definedYet(v, b.NamePos) { // order.go
+				return nil
+			}
 			c.info.Uses[b] = v
 			c.keys(x, v)
 			return v.Type
@@ -518,7 +611,8 @@ func (c *checker) index(x *ast.IndexExpr) *Type {
 	}
 	t = c.indexBase(x.X, t) // decl.go: char array members
 	if t.Kind != Pointer && t.Kind != Array {
-		c.errorf(x.Lbrack, "D_IDX_NONPTR", "[ ] may not be applied to a non-pointer, non-array expression")
+		// dt_cook_op2: e[i] is *(e + i)
+		c.errorf(x.Lbrack, "D_DEREF_NONPTR", "cannot dereference non-pointer type")
 		return nil
 	}
 	return c.subscript(x, t) // decl.go
@@ -667,6 +761,9 @@ func (c *checker) lvalue(e ast.Expr, op token.Kind) {
 		if LookupBuiltinVar(x.Name) != nil {
 			c.errorf(x.NamePos, "D_OP_WRITE", "operator %s can only be applied to a writable variable: %s is a read-only built-in variable", op, x.Name)
 		}
+		if c.inlines[x.Name] != nil {
+			c.errorf(x.NamePos, "D_OP_WRITE", "operator %s can only be applied to a writable variable", op)
+		}
 	case *ast.SelectorExpr:
 		// checked by memberLvalue once its operand is typed
 	case *ast.UnaryExpr:
@@ -756,7 +853,9 @@ func (c *checker) selector(x *ast.SelectorExpr) *Type {
 	if id, ok := ast.Unparen(x.X).(*ast.Ident); ok && id.Name == "args" && LookupBuiltinVar("args") != nil && c.lookupVar(Global, "args", id.NamePos, false) == nil {
 		c.info.Builtins[id] = LookupBuiltinVar("args")
 		if c.clause == nil || c.clause.Record == nil {
-			c.errorf(x.OpPos, "D_OPERAND", "args%s%s: the probes of this clause have no argument record (use args[n])", arrow(x.Arrow), x.Sel)
+			// DTrace's args is an array: args-> is sonde's, for the probes
+			// whose arguments are one record (tracepoints)
+			c.errorf(x.OpPos, "D_IDENT_BADREF", "associative array 'args' may not be referenced as scalar: the probes of this clause have no argument record (use args[n])")
 			return nil
 		}
 		t = c.clause.Record
@@ -773,7 +872,11 @@ func (c *checker) selector(x *ast.SelectorExpr) *Type {
 	st := t
 	if x.Arrow {
 		if t.Kind != Pointer {
-			c.errorf(x.OpPos, "D_OP_SOU", "operator -> must be applied to a pointer to a structure or union")
+			c.errorf(x.OpPos, "D_OP_PTR", "operator -> must be applied to a pointer")
+			return nil
+		}
+		if t.Elem != nil && t.Elem.Kind != Struct && t.Elem.Kind != Void {
+			c.errorf(x.OpPos, "D_OP_SOU", "operator -> cannot be applied to pointer to type \"%s\"; must be applied to a struct or union pointer", t.Elem)
 			return nil
 		}
 		if t.Elem == nil || t.Elem.Kind != Struct {
@@ -783,7 +886,7 @@ func (c *checker) selector(x *ast.SelectorExpr) *Type {
 		}
 		st = t.Elem
 	} else if t.Kind != Struct {
-		c.errorf(x.OpPos, "D_OP_SOU", "operator . must be applied to a structure or union")
+		c.errorf(x.OpPos, "D_OP_SOU", "operator . cannot be applied to type \"%s\"; must be applied to a struct or union", t)
 		return nil
 	}
 	if st.Src == nil {
@@ -811,4 +914,31 @@ func (c *checker) selector(x *ast.SelectorExpr) *Type {
 		return StringType(n)
 	}
 	return &Type{Kind: Int, Size: m.Size, Signed: m.Signed, Name: m.Type}
+}
+
+// isVoidPtr reports whether t is a pointer to void (dt_node_is_vfptr), which
+// has no size to step by.
+func isVoidPtr(t *Type) bool {
+	return t != nil && t.Kind == Pointer && (t.Elem == nil || t.Elem.Kind == Void)
+}
+
+// ptrCompat is dt_node_is_ptrcompat for operands a and b (expressions x
+// and y) of which one at least is a pointer: two pointers to the same type
+// or one to void, or a pointer and the integer constant 0.
+func (c *checker) ptrCompat(a, b *Type, x, y ast.Expr) bool {
+	if a.Kind == Pointer && b.Kind == Pointer {
+		return isVoidPtr(a) || isVoidPtr(b) || sameType(a.Elem, b.Elem) || IsCharPtr(a) && IsCharPtr(b)
+	}
+	z := y
+	if a.Kind == Int {
+		z = x
+	}
+	k, ok := c.info.Consts[ast.Unparen(z)]
+	if !ok {
+		if n, isConst := c.constInt(ast.Unparen(z)); isConst {
+			return n == 0
+		}
+		return false
+	}
+	return !k.IsStr && k.Int == 0
 }

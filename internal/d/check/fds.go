@@ -18,7 +18,7 @@ func (c *checker) isFds(b *ast.Ident) bool {
 // fdsIndex checks fds[n].
 func (c *checker) fdsIndex(x *ast.IndexExpr) *Type {
 	if len(x.Indices) != 1 {
-		c.errorf(x.Lbrack, "D_IDX_ARGS", "fds[ ] requires exactly one index")
+		c.errorf(x.Lbrack, "D_PROTO_LEN", "fds[ ] prototype mismatch: %d args passed, 1 expected", len(x.Indices))
 		return nil
 	}
 	if it := c.expr(x.Indices[0]); it != nil && it.Kind != Int {

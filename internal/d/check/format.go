@@ -139,3 +139,42 @@ func (c *checker) hasTarget() bool {
 	v := c.cfg.Macros["target"]
 	return v != "" && v != "0"
 }
+
+// checkAggFormat validates printa()'s format (argument #1 of x) against
+// the keys of the aggregation v, as dt_printf_validate does for
+// DT_PRINTF_AGGREGATION: each conversion but %@ takes the next key, which
+// must exist and suit it. Keys left over are printed by nothing, which is
+// allowed.
+func (c *checker) checkAggFormat(x *ast.CallExpr, v *Var) {
+	k, ok := c.info.Consts[ast.Unparen(x.Args[0])]
+	if !ok || !k.IsStr || k.Str == "" || !v.HasFunc {
+		return
+	}
+	pf, err := printf.Parse(k.Str)
+	if err != nil {
+		return // reported by checkFormat's rules where printf parses it
+	}
+	n := 0
+	for _, cv := range pf.Convs {
+		if cv.Agg || cv.Verb == '%' {
+			continue
+		}
+		if cv.WidthStar || cv.PrecStar {
+			return // widths from keys: left to the run time
+		}
+		if n >= len(v.Keys) {
+			c.errorf(x.Args[0].Pos(), "D_PRINTF_ARG_PROTO", "printa( ) prototype mismatch: conversion #%d (%%%s) is missing a corresponding value argument", cv.Index, cv.Name)
+			return
+		}
+		t := v.Keys[n]
+		want := cv.Accepts
+		if cv.Print == printf.UAddr && !c.hasTarget() {
+			want &^= printf.ArgInt | printf.ArgPointer
+		}
+		if t != nil && classOf(t)&want == 0 {
+			c.errorf(x.Args[0].Pos(), "D_PRINTF_ARG_TYPE", "printa( ) argument #%d is incompatible with conversion #%d prototype:\n\tconversion: %%%s\n\t prototype: %s\n\t  argument: %s", n+2, cv.Index, cv.Name, cv.Proto, t)
+			return
+		}
+		n++
+	}
+}

@@ -55,7 +55,7 @@ func init() {
 func (c *checker) uregsIndex(x *ast.IndexExpr, id *ast.Ident) *Type {
 	c.info.Builtins[id] = LookupBuiltinVar("uregs")
 	if len(x.Indices) != 1 {
-		c.errorf(x.Lbrack, "D_IDX_ARGS", "uregs[ ] requires exactly one index")
+		c.errorf(x.Lbrack, "D_PROTO_LEN", "uregs[ ] prototype mismatch: %d args passed, 1 expected", len(x.Indices))
 		return nil
 	}
 	c.expr(x.Indices[0])

@@ -53,7 +53,7 @@ var typeRuleErrors = []struct {
 	{"int a[2][3];\nBEGIN { a[1] = 3; }", []string{`2:14 D_OP_ARRFUN operator = may not be applied to an array`}},
 	{"int a[10];\nBEGIN { a[1] = \"s\"; }", []string{`2:14 D_OP_INCOMPAT operands have incompatible types: "int" = "string"`}},
 	{"int a[10];\nBEGIN { a[\"x\"] = 1; }", []string{`2:11 D_OP_INT operator [ ] requires an index of integral type, not "string"`}},
-	{"int a[10];\nBEGIN { a[1, 2] = 1; }", []string{`2:10 D_IDX_ARGS array subscript requires exactly one index`}},
+	{"int a[10];\nBEGIN { a[1, 2] = 1; }", []string{`2:10 D_ARR_BADREF cannot access variable a as an associative array`}},
 	{"int a[10];\nBEGIN { trace(a); }", []string{`2:15 D_OP_ARRFUN a is an array`}},
 	{"int a[10];\nBEGIN { a = 1; }", []string{`2:11 D_OP_INCOMPAT operands have incompatible types: "int [10]" = "int"`}},
 	{`self int a[3];`, []string{`1:10 D_DECL_BADCLASS self->a: sonde keeps arrays in global variables only`}},

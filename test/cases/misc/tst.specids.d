@@ -26,5 +26,10 @@ BEGIN
 {
 	discard(a);
 	commit(b);
+}
+
+/* exit() may not follow commit() in one clause (D_DREC_COMM) */
+BEGIN
+{
 	exit(0);
 }

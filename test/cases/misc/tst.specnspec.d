@@ -20,6 +20,15 @@ BEGIN
 BEGIN
 {
 	commit(a);
+}
+
+/* one commit() per clause (D_COMM_COMM), and no exit() after it */
+BEGIN
+{
 	commit(b);
+}
+
+BEGIN
+{
 	exit(0);
 }

@@ -19,5 +19,11 @@ tick-1ms
 /n == 10/
 {
 	commit(a);
+}
+
+/* exit() may not follow commit() in one clause (D_DREC_COMM) */
+tick-1ms
+/n == 10/
+{
 	exit(0);
 }

@@ -1,0 +1,4 @@
+/* @@stderr: expression has null effect: @a */
+/* an aggregation named alone does nothing */
+BEGIN { @a = count(); }
+END { @a; }

@@ -1,0 +1,2 @@
+/* @@stderr: expression contains division by zero */
+BEGIN { x = 7; x %= 0; }

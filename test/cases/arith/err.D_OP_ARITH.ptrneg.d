@@ -1,0 +1,2 @@
+/* @@stderr: operator - requires an operand of arithmetic type */
+BEGIN { p = (int *)alloca(8); q = -p; }

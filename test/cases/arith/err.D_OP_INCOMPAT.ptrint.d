@@ -1,0 +1,2 @@
+/* @@stderr: operands have incompatible types: "int *" == "int" */
+BEGIN { p = (int *)alloca(8); trace(p == 1); }

@@ -1,0 +1,2 @@
+/* @@stderr: operator ~ requires an operand of integral type */
+BEGIN { x = ~"abc"; }

@@ -1,0 +1,2 @@
+BEGIN { @a = count(); }
+END { x = 1 ? @a : 2; }

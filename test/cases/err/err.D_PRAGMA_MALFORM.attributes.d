@@ -1,0 +1,3 @@
+/* @@stderr: malformed #pragma attributes <attributes> <ident> */
+#pragma D attributes Evolving/Evolving/Common
+BEGIN { exit(0); }

@@ -1,0 +1,6 @@
+/* aggregations may not follow commit() */
+BEGIN
+{
+	commit(1);
+	@n = count();
+}

@@ -1,0 +1,6 @@
+/* one commit() per clause */
+BEGIN
+{
+	commit(1);
+	commit(2);
+}

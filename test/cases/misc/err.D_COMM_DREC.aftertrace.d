@@ -1,0 +1,6 @@
+/* commit() may not follow a data-recording action in its clause */
+BEGIN
+{
+	trace(timestamp);
+	commit(1);
+}

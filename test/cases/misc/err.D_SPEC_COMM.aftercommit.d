@@ -1,0 +1,6 @@
+/* a clause that commits may not also speculate */
+BEGIN
+{
+	commit(1);
+	speculate(2);
+}

@@ -1,0 +1,2 @@
+/* the number of bytes tracemem() records is fixed when the program is compiled */
+syscall::write:entry { tracemem(arg1, arg2); }

@@ -1,0 +1,2 @@
+/* @@stderr: printa( ) prototype mismatch: 0 args passed, at least 1 expected */
+BEGIN { printa(); }

@@ -1,0 +1,2 @@
+/* @@stderr: stack( ) size must be a non-zero positive integral constant expression */
+profile-97 { stack(0); }

@@ -1,0 +1,3 @@
+/* @@stderr: array declaration requires array dimension or tuple signature: buf */
+int buf[];
+BEGIN { exit(0); }

@@ -1,0 +1,3 @@
+/* @@stderr: invalid type combination */
+int char x;
+BEGIN { exit(0); }

@@ -1,0 +1,3 @@
+/* @@stderr: built-in identifier redeclared: timestamp */
+int timestamp;
+BEGIN { exit(0); }

@@ -1,0 +1,5 @@
+/* @@stderr: identifier redefined: LIMIT */
+/* an inline may not take the name of a variable */
+int LIMIT;
+inline int LIMIT = 10;
+BEGIN { exit(0); }

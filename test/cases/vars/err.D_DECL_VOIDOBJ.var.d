@@ -1,0 +1,3 @@
+/* @@stderr: cannot have void object: nothing */
+void nothing;
+BEGIN { exit(0); }

@@ -1,0 +1,2 @@
+/* @@stderr: tracing function 'printf' may not be referenced as scalar */
+BEGIN { x = printf; }

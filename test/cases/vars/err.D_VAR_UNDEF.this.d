@@ -1,0 +1,2 @@
+/* @@stderr: this->len has not yet been declared or assigned */
+BEGIN { trace(this->len); }
