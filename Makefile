@@ -43,7 +43,7 @@ unit:
 # One package at a time: these tests trace the whole machine, and two of
 # them at once see each other's processes and load.
 e2e: build
-	$(GO) test -p 1 -count=1 $(PRIV) ./test/
+	$(GO) test -p 1 -count=1 -timeout 25m $(PRIV) ./test/
 
 lint:
 	gofmt -l . | tee /dev/stderr | (! read -r _)
