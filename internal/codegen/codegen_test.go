@@ -360,7 +360,7 @@ var programs = []string{
 	`BEGIN { printf("%d %d %d\n", (char)300, (unsigned short)-1, -(int)5); }`,
 	`BEGIN { stack(); ustack(); tracemem(curthread, 16); }`,
 	`BEGIN { spec = speculation(); speculate(spec); printf("x"); }`,
-	`BEGIN { commit(1); discard(2); normalize(@a, 10); denormalize(@a); @a = count(); }`,
+	`BEGIN { commit(1); discard(2); } BEGIN { normalize(@a, 10); denormalize(@a); @a = count(); }`,
 	`BEGIN { setopt("quiet"); exit(0); }`,
 	`ERROR { printf("%d %d\n", arg1, arg4); }`,
 	`BEGIN { @ = quantize(1, 3); @l = lquantize(1, -10, 10, 2, 5); @ll = llquantize(1, 2, 0, 10, 4, 7); }`,
