@@ -105,11 +105,14 @@ func (g *golden) seconds() []analytics.Second {
 	return out
 }
 
-// TestGoldenV1 decodes the chunks of format 1 that a real sonded wrote:
-// every interval must be what that version read, and coding them in format
-// 2 must give them back as well.
-func TestGoldenV1(t *testing.T) {
-	chunks, err := filepath.Glob("testdata/v1-*.chunk")
+// TestGolden decodes the chunks of every older format: format 1's that a
+// real sonded wrote (testdata/v1-*.chunk), and format 2's, the same
+// intervals as written by the format 2 writer (testdata/v2-*.chunk, made
+// on 2026-11-26 at commit 95cd094 from the .json of format 1's): every
+// interval must be what format 1 read, and coding them in the format
+// written now must give them back as well.
+func TestGolden(t *testing.T) {
+	chunks, err := filepath.Glob("testdata/v[0-9]-*.chunk")
 	if err != nil || len(chunks) == 0 {
 		t.Fatalf("no golden chunks: %v", err)
 	}
@@ -119,12 +122,15 @@ func TestGoldenV1(t *testing.T) {
 	}
 	defer c.close()
 	var dists int
+	versions := map[byte]int{}
 	for _, path := range chunks {
 		b, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		j, err := os.ReadFile(strings.TrimSuffix(path, ".chunk") + ".json")
+		base := filepath.Base(path)
+		version := base[1] - '0'
+		j, err := os.ReadFile(filepath.Join("testdata", "v1"+strings.TrimSuffix(base[2:], ".chunk")+".json"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -140,9 +146,10 @@ func TestGoldenV1(t *testing.T) {
 				}
 			}
 		}
-		if b[0] != chunkV1 {
+		if b[0] != version {
 			t.Fatalf("%s: version %d", path, b[0])
 		}
+		versions[version]++
 		got, err := c.decodeChunk(g.Window, 1, b)
 		if err != nil {
 			t.Fatalf("%s: %v", path, err)
@@ -150,13 +157,13 @@ func TestGoldenV1(t *testing.T) {
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("%s: got\n%+v\nwant\n%+v", path, got, want)
 		}
-		c.version = chunkV2
+		c.version = chunkVersion
 		b2 := c.encodeChunk(g.Window, 1, got)
 		got2, err := c.decodeChunk(g.Window, 1, b2)
 		if err != nil || !reflect.DeepEqual(got2, got) {
-			t.Fatalf("%s: format 2: %v", path, err)
+			t.Fatalf("%s: format %d: %v", path, chunkVersion, err)
 		}
-		t.Logf("%s (%s, %d intervals): format 1 %d bytes, format 2 %d", path, g.Dataset, len(got), len(b), len(b2))
+		t.Logf("%s (%s, %d intervals): format %d %d bytes, format %d %d", path, g.Dataset, len(got), version, len(b), chunkVersion, len(b2))
 		// Put in a store's file as it was found, it reads through Read.
 		dir := t.TempDir()
 		db := open(t, dir, &Options{NoSync: true})
@@ -181,5 +188,10 @@ func TestGoldenV1(t *testing.T) {
 	}
 	if dists == 0 {
 		t.Fatal("no distribution in the golden chunks")
+	}
+	for v := byte(1); v < chunkVersion; v++ {
+		if versions[v] == 0 {
+			t.Fatalf("no golden chunk of format %d", v)
+		}
 	}
 }
