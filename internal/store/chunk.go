@@ -42,7 +42,8 @@ import (
 const (
 	chunkV1      = 1 // buckets in three sections: sizes, positions, counts
 	chunkV2      = 2 // buckets in one context-modelled stream (dist.go)
-	chunkVersion = chunkV2
+	chunkV3      = 3 // values varint or range coded (values.go), whichever is shorter
+	chunkVersion = chunkV3
 	codecRaw     = 0
 	codecZstd    = 1
 	codecHuff    = 2
@@ -104,9 +105,17 @@ func (c *codec) close() {
 func (c *codec) encodeChunk(start, step int64, ivs []analytics.Second) []byte {
 	out := make([]byte, 5, 256)
 	out[0] = c.version
-	secs := encodeBody(c.version, start, step, ivs)
+	secs, alt := encodeBody(c.version, start, step, ivs)
 	out = binary.AppendUvarint(out, uint64(len(secs)))
-	for _, sec := range secs {
+	for i, sec := range secs {
+		if i == secValues && alt != nil {
+			a, b := c.appendSection(nil, sec), c.appendSection(nil, alt)
+			if len(b) < len(a) {
+				a = b
+			}
+			out = append(out, a...)
+			continue
+		}
 		out = c.appendSection(out, sec)
 	}
 	binary.LittleEndian.PutUint32(out[1:], crc32.Checksum(out[5:], castagnoli))
@@ -142,7 +151,7 @@ const entropyMax = 64 << 10
 // decodeChunk checks and decodes a chunk; a bad checksum or structure is
 // errCorrupt.
 func (c *codec) decodeChunk(start, step int64, b []byte) ([]analytics.Second, error) {
-	if len(b) < 6 || b[0] != chunkV1 && b[0] != chunkV2 || binary.LittleEndian.Uint32(b[1:]) != crc32.Checksum(b[5:], castagnoli) {
+	if len(b) < 6 || b[0] < chunkV1 || b[0] > chunkV3 || binary.LittleEndian.Uint32(b[1:]) != crc32.Checksum(b[5:], castagnoli) {
 		return nil, errCorrupt
 	}
 	version := b[0]
@@ -162,7 +171,7 @@ func (c *codec) decodeChunk(start, step int64, b []byte) ([]analytics.Second, er
 		}
 		secs[i] = sec
 	}
-	if len(r.b) != 0 || version == chunkV1 && len(secs) != numSections || version == chunkV2 && len(secs) != numSectionsV2 {
+	if len(r.b) != 0 || version == chunkV1 && len(secs) != numSections || version >= chunkV2 && len(secs) != numSectionsV2 {
 		return nil, errCorrupt
 	}
 	return decodeBody(version, start, step, secs)
@@ -201,10 +210,12 @@ type column struct {
 	rows    []analytics.Row // one per present interval
 }
 
-// encodeBody encodes intervals into the body's sections.
-func encodeBody(version byte, start, step int64, ivs []analytics.Second) [][]byte {
-	secs := make([][]byte, numSections)
-	if version == chunkV2 {
+// encodeBody encodes intervals into the body's sections; from version 3,
+// with a second values section (range coded; the first is varints), of
+// which the chunk keeps the shorter once compressed.
+func encodeBody(version byte, start, step int64, ivs []analytics.Second) (secs [][]byte, alt []byte) {
+	secs = make([][]byte, numSections)
+	if version >= chunkV2 {
 		secs = secs[:numSectionsV2]
 	}
 	b := binary.AppendUvarint(nil, uint64(len(ivs)))
@@ -226,6 +237,10 @@ func encodeBody(version byte, start, step int64, ivs []analytics.Second) [][]byt
 		b = appendRuns(b, c.present)
 	}
 	secs[secMeta] = b
+	if version >= chunkV3 {
+		secs[secValues] = []byte{valuesVarint}
+		alt = appendValuesRC(nil, cols)
+	}
 	for _, c := range cols {
 		secs[secValues] = appendValues(secs[secValues], c.rows, version)
 	}
@@ -236,7 +251,7 @@ func encodeBody(version byte, start, step int64, ivs []analytics.Second) [][]byt
 	default:
 		secs[secDist] = appendDist(cols, table)
 	}
-	return secs
+	return secs, alt
 }
 
 func appendTimes(b []byte, start, step int64, ivs []analytics.Second) []byte {
@@ -483,8 +498,22 @@ func decodeBody(version byte, start, step int64, secs [][]byte) ([]analytics.Sec
 		readRuns(r, c.present)
 	}
 	vr := &reader{b: secs[secValues]}
-	for _, c := range cols {
-		readValues(vr, c, version)
+	kind := byte(valuesVarint)
+	if version >= chunkV3 {
+		kind = vr.byte()
+	}
+	switch kind {
+	case valuesVarint:
+		for _, c := range cols {
+			readValues(vr, c, version)
+		}
+	case valuesRC:
+		readValuesRC(vr, cols)
+	default:
+		return nil, errCorrupt
+	}
+	if vr.err != nil {
+		return nil, errCorrupt
 	}
 	readers := []*reader{r, vr}
 	switch version {

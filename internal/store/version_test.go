@@ -31,22 +31,23 @@ func chunkVersions(t *testing.T, db *DB) map[byte]int {
 }
 
 // TestChunkVersions writes chunks of format 1, then reopens the store,
-// which writes format 2: both read, tier by tier, the roll-ups are exact,
-// and a prune that cuts a chunk of format 1 rewrites it as format 2.
+// which writes the newest format: both read, tier by tier, the roll-ups
+// are exact, and a prune that cuts a chunk of format 1 rewrites it in the
+// newest.
 func TestChunkVersions(t *testing.T) {
 	dir := t.TempDir()
 	o := testOptions()
 	o.ChunkVersion = 1
 	db := open(t, dir, o)
 	fill(t, db, 0, 420) // 3 closed chunks of 120 seconds per dataset
-	if n := chunkVersions(t, db); n[1] == 0 || n[2] != 0 {
+	if n := chunkVersions(t, db); n[1] == 0 || n[chunkVersion] != 0 {
 		t.Fatalf("chunks by version: %v, want version 1 only", n)
 	}
 	db.Close()
 	db = open(t, dir, testOptions())
 	defer db.Close()
 	fill(t, db, 420, 840)
-	if n := chunkVersions(t, db); n[1] == 0 || n[2] == 0 {
+	if n := chunkVersions(t, db); n[1] == 0 || n[chunkVersion] == 0 {
 		t.Fatalf("chunks by version: %v, want both", n)
 	}
 	for name := range generators {
@@ -62,8 +63,8 @@ func TestChunkVersions(t *testing.T) {
 	if len(db.Corrupt()) != 0 {
 		t.Fatalf("corrupt: %q", db.Corrupt())
 	}
-	if _, err := Open(t.TempDir(), &Options{ChunkVersion: 3}); err == nil || !strings.Contains(err.Error(), "chunk version 3") {
-		t.Fatalf("chunk version 3: %v", err)
+	if _, err := Open(t.TempDir(), &Options{ChunkVersion: 4}); err == nil || !strings.Contains(err.Error(), "chunk version 4") {
+		t.Fatalf("chunk version 4: %v", err)
 	}
 }
 
