@@ -218,6 +218,9 @@ func convert(lines []line) recording {
 	return rec
 }
 
+// secondsWindow is the store's window of the per-second tier.
+const secondsWindow = 1800
+
 // replay appends the recording to a new store writing chunks of the
 // given format, in time order, one AppendBatch per second, and closes its
 // chunks.
@@ -236,6 +239,20 @@ func replay(dir string, rec recording, version int) (*store.DB, error) {
 	slices.Sort(times)
 	if len(times) == 0 {
 		return nil, fmt.Errorf("an empty recording")
+	}
+	// The recording is moved back in time to start a window of the
+	// per-second tier (30 minutes): its ten minutes make one chunk, as
+	// in an agent that has run for a while, rather than two partial
+	// chunks, each with its own header and its own model to learn.
+	shift := times[0] % secondsWindow
+	for i, t := range times {
+		times[i] = t - shift
+		batch := byTime[t]
+		for j := range batch {
+			batch[j].Second.Time = batch[j].Second.Time.Add(-time.Duration(shift) * time.Second)
+		}
+		delete(byTime, t)
+		byTime[t-shift] = batch
 	}
 	db, err := store.Open(dir, &store.Options{NoSync: true, ChunkVersion: version,
 		Now: func() time.Time { return time.Unix(times[0], 0) }})

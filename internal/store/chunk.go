@@ -219,7 +219,11 @@ func encodeBody(version byte, start, step int64, ivs []analytics.Second) (secs [
 		secs = secs[:numSectionsV2]
 	}
 	b := binary.AppendUvarint(nil, uint64(len(ivs)))
-	b = appendTimes(b, start, step, ivs)
+	if version >= chunkV3 {
+		b = appendTimeRuns(b, start, step, ivs)
+	} else {
+		b = appendTimes(b, start, step, ivs)
+	}
 	cols, table := columns(ivs)
 	b = binary.AppendUvarint(b, uint64(len(cols)))
 	for _, c := range cols {
@@ -470,26 +474,18 @@ func dense(bs []analytics.Bucket, span int) bool {
 
 func decodeBody(version byte, start, step int64, secs [][]byte) ([]analytics.Second, error) {
 	r := &reader{b: secs[secMeta]}
-	n := r.count()
-	ivs := make([]analytics.Second, n)
-	var prev, delta int64
-	for i := range ivs {
-		off := int64(0)
-		if i == 0 {
-			off = int64(r.uvarint())
-		} else {
-			delta += r.varint()
-			off = prev + delta
-		}
-		prev = off
-		ivs[i].Time = time.Unix(start+off*step, 0).UTC()
+	var ivs []analytics.Second
+	if version >= chunkV3 {
+		ivs = readTimeRuns(r, start, step)
+	} else {
+		ivs = readTimes(r, start, step)
 	}
-	var samples int64
-	for i := range ivs {
-		samples += r.varint()
-		ivs[i].Samples = int(samples)
+	n := len(ivs)
+	nk := r.count()
+	if n*nk > maxCells {
+		return nil, errCorrupt
 	}
-	cols := make([]*column, r.count())
+	cols := make([]*column, nk)
 	for i := range cols {
 		cols[i] = &column{key: r.key(), present: make([]bool, n)}
 	}
@@ -546,6 +542,112 @@ func decodeBody(version byte, start, step int64, secs [][]byte) ([]analytics.Sec
 		}
 	}
 	return ivs, nil
+}
+
+// readTimes reads the intervals' times and Samples (formats 1 and 2).
+func readTimes(r *reader, start, step int64) []analytics.Second {
+	ivs := make([]analytics.Second, r.count())
+	var prev, delta int64
+	for i := range ivs {
+		off := int64(0)
+		if i == 0 {
+			off = int64(r.uvarint())
+		} else {
+			delta += r.varint()
+			off = prev + delta
+		}
+		prev = off
+		ivs[i].Time = time.Unix(start+off*step, 0).UTC()
+	}
+	var samples int64
+	for i := range ivs {
+		samples += r.varint()
+		ivs[i].Samples = int(samples)
+	}
+	return ivs
+}
+
+// Bounds of a chunk's structure, so that a corrupt chunk cannot ask for a
+// large allocation: intervals (a window has 1,800 at the most), and
+// intervals times keys.
+const (
+	maxIntervals = 1 << 16
+	maxCells     = 1 << 27
+)
+
+// appendTimeRuns writes the intervals' times and Samples as runs (format
+// 3): the first interval's offset from the window in steps; then runs of
+// equal gaps between intervals (uvarint gap, uvarint run length) until
+// every interval is placed; then runs of equal Samples (varint Samples,
+// uvarint run length). Consecutive seconds of one sample each, as most
+// chunks hold, take a few bytes.
+func appendTimeRuns(b []byte, start, step int64, ivs []analytics.Second) []byte {
+	if len(ivs) == 0 {
+		return b
+	}
+	offs := make([]uint64, len(ivs))
+	for i, iv := range ivs {
+		offs[i] = uint64((iv.Time.Unix() - start) / step)
+	}
+	b = binary.AppendUvarint(b, offs[0])
+	for i := 1; i < len(offs); {
+		gap, j := offs[i]-offs[i-1], i+1
+		for j < len(offs) && offs[j]-offs[j-1] == gap {
+			j++
+		}
+		b = binary.AppendUvarint(b, gap)
+		b = binary.AppendUvarint(b, uint64(j-i))
+		i = j
+	}
+	for i := 0; i < len(ivs); {
+		j := i + 1
+		for j < len(ivs) && ivs[j].Samples == ivs[i].Samples {
+			j++
+		}
+		b = binary.AppendVarint(b, int64(ivs[i].Samples))
+		b = binary.AppendUvarint(b, uint64(j-i))
+		i = j
+	}
+	return b
+}
+
+// readTimeRuns reads what appendTimeRuns wrote, after the count.
+func readTimeRuns(r *reader, start, step int64) []analytics.Second {
+	n := r.uvarint()
+	if n > maxIntervals {
+		r.err = errCorrupt
+		return nil
+	}
+	ivs := make([]analytics.Second, n)
+	if n == 0 {
+		return ivs
+	}
+	off := r.uvarint()
+	ivs[0].Time = time.Unix(start+int64(off)*step, 0).UTC()
+	for i := 1; i < len(ivs) && r.err == nil; {
+		gap, run := r.uvarint(), r.uvarint()
+		if run == 0 || run > uint64(len(ivs)-i) || gap == 0 || gap > maxIntervals {
+			r.err = errCorrupt
+			break
+		}
+		for range run {
+			off += gap
+			ivs[i].Time = time.Unix(start+int64(off)*step, 0).UTC()
+			i++
+		}
+	}
+	for i := 0; i < len(ivs) && r.err == nil; {
+		samples, run := r.varint(), r.uvarint()
+		if run == 0 || run > uint64(len(ivs)-i) || samples != int64(int(samples)) {
+			r.err = errCorrupt
+			break
+		}
+		for range run {
+			ivs[i].Samples = int(samples)
+			i++
+		}
+	}
+	return ivs
 }
 
 func readTable(r *reader) []analytics.Bucket {
