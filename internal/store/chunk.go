@@ -253,7 +253,7 @@ func encodeBody(version byte, start, step int64, ivs []analytics.Second) (secs [
 	case version == chunkV1:
 		appendBuckets(secs, cols, table)
 	default:
-		secs[secDist] = appendDist(cols, table)
+		secs[secDist] = appendDist(cols, table, version)
 	}
 	return secs, alt
 }
@@ -523,7 +523,7 @@ func decodeBody(version byte, start, step int64, secs [][]byte) ([]analytics.Sec
 	default:
 		dr := &reader{b: secs[secDist]}
 		if len(table) > 0 {
-			readDist(dr, cols, table)
+			readDist(dr, cols, table, version)
 		}
 		readers = append(readers, dr)
 	}

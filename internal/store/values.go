@@ -212,7 +212,7 @@ func appendValuesRC(b []byte, cols []*column) []byte {
 		b = append(b, h...)
 	}
 	enc := newRCEncoder()
-	s := &numState{m: &numModel{}, bc: encBits{enc}}
+	s := &numState{m: &numModel{}, bc: encBits(enc)}
 	for _, nums := range all {
 		s.reset()
 		for _, x := range nums {
@@ -251,7 +251,7 @@ func readValuesRC(r *reader, cols []*column) {
 	}
 	dec := newRCDecoder(r.b)
 	r.b = nil
-	s := &numState{m: &numModel{}, bc: decBits{dec}}
+	s := &numState{m: &numModel{}, bc: decBits(dec)}
 	for i, c := range cols {
 		np := 0
 		for _, p := range c.present {
