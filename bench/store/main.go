@@ -4,11 +4,13 @@
 //	go run ./bench/store
 //
 // It replays two recordings into stores writing each chunk format (1, the
-// first, and 2, the one written now) and prints, side by side, the bytes
-// on disk per sample (one key's value in one second) and per
+// first, 2, and 3, the one written now) and prints, side by side, the
+// bytes on disk per sample (one key's value in one second) and per
 // distribution-second (one key's buckets in one second), a naive
-// fixed-width encoding, Prometheus's published figures (not run here),
-// and for distributions the Poisson floor (see poissonBits):
+// fixed-width encoding, a floor (for distributions the Poisson floor, see
+// poissonBits; for counters an empirical entropy, see counterFloor), and
+// the bytes of Prometheus's own TSDB chunk encoders run here on the same
+// series (prom.go):
 //
 //   - testdata/syscalls.json.gz (record.sh: one sonde --json run printing,
 //     every second, the system calls of the machine by name, and read(2)'s
@@ -19,9 +21,10 @@
 //     queue, and the default counters), also each half apart.
 //
 // Then it measures the cost of a durable second (one commit, fsynced) for
-// ten datasets, and, for both formats, the time to read one hour of
-// per-second data and one week of per-minute data of a 50-key breakdown
-// generated from the recorded shape, and one hour of a recorded heat map.
+// ten datasets, and, for formats 1 and 3, the time (and CPU time) to read
+// one hour of per-second data and one week of per-minute data of a 50-key
+// breakdown generated from the recorded shape, and one hour of a recorded
+// heat map.
 // -dump makes agent.json.gz from a stopped sonded's state directory.
 // Benchmarks are not tests: nothing here passes or fails on a number.
 package main
@@ -40,6 +43,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/sonde-trace/sonde/internal/analytics"
@@ -429,10 +433,10 @@ func compression(path string, rec recording) error {
 	if err != nil {
 		return err
 	}
-	fmt.Println("Bytes on disk, per-second tier (compressed chunks, keys and checksums included), chunk format 1 (before) and 2 (now),")
+	fmt.Println("Bytes on disk, per-second tier (compressed chunks, keys and checksums included), chunk formats 1, 2 (before) and 3 (now),")
 	fmt.Println("and Prometheus's TSDB chunk encoders run on the same series (chunks as a block stores them; see prom.go):")
 	fmt.Printf("%-38s %-13s %6s %7s %7s %7s %7s %11s %9s %7s | %-9s %9s %9s %9s\n", "dataset", "unit", "count", "buckets", "v1", "v2", "v3", "floor",
-		"all tiers", "naive", "Prom", "XOR total", "XOR gauge", "")
+		"all tiers", "naive", "Prom", "cumul.", "per-s", "classic")
 	for _, name := range names {
 		sh := shapeOf(rec[name])
 		if sh.rows == 0 {
@@ -457,14 +461,16 @@ func compression(path string, rec recording) error {
 			float64(sz[name].sec[1])/n, float64(sz[name].sec[2])/n, float64(sz[name].sec[3])/n, floor, float64(sz[name].all[3])/n, float64(sh.naive)/n, prom)
 	}
 	fmt.Println("(count: samples or distribution-seconds (a key's buckets in one second); buckets: a distribution-second's, on average;")
-	fmt.Println(" floor: the Poisson floor, what coding the counts alone would cost if the events of each bucket arrived independently")
-	fmt.Println(" and the coder knew every bucket's rate every second (the count itself), for free; absent buckets, positions and")
-	fmt.Println(" keys cost nothing: no lossless coder of Poisson counts does better on average;")
-	fmt.Println(" all tiers: chunk format 2, with the minutes and hours, the current ones still uncompressed head records;")
+	fmt.Println(" floor, distributions: the Poisson floor, what coding the counts alone would cost if the events of each bucket arrived")
+	fmt.Println(" independently and the coder knew every bucket's rate every second (the count itself), for free; absent buckets,")
+	fmt.Println(" positions and keys cost nothing: no lossless coder of Poisson counts does better on average;")
+	fmt.Println(" floor, counters: order-0/order-1 empirical entropy of each number's sign and bit length (values over their divisor, or")
+	fmt.Println(" their differences, the smaller), plus the bits below the leading one at one bit each; statistics given for free;")
+	fmt.Println(" all tiers: chunk format 3, with the minutes and hours, the current ones still uncompressed head records;")
 	fmt.Println(" naive: 8-byte time and 8-byte value per sample, plus 4-byte index and 8-byte count per bucket;")
-	fmt.Println(" Prom, counters: XOR chunks of the running total (what scraping sonded stores) and of the per-second values;")
-	fmt.Println(" Prom, histograms: integer native histograms with custom buckets (the dataset's), cumulative (as scraped) and")
-	fmt.Println(" per second (gauge histograms), then the classic exposition, an XOR series per le bound and _count, cumulative;")
+	fmt.Println(" Prom, counters: XOR chunks of the running total (cumul., what scraping sonded stores) and of the per-second values;")
+	fmt.Println(" Prom, histograms: integer native histograms with custom buckets (the dataset's), cumulative (cumul., as scraped)")
+	fmt.Println(" and per second (gauge histograms); classic: sonded's classic exposition, an XOR series per le bound and _count;")
 	fmt.Println(" _sum left out, the index not counted)")
 	fmt.Println()
 	return nil
@@ -602,6 +608,15 @@ func commitCost(ops []analytics.Second) error {
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
+// cpuTime is the process's user and system CPU time so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
 // generator makes seconds of a 50-key breakdown from the recorded shape:
 // the recording's 50 most frequent keys, each second's values those of a
 // recorded second scaled by a random factor in [0.8, 1.2), absent where the
@@ -652,16 +667,23 @@ func (g *generator) second(i int, t time.Time) analytics.Second {
 // heatName is the heat map readTimes reads back.
 const heatName = "syscall.latency"
 
+// readFormats are the chunk formats whose reads are timed: the first,
+// and the one written now (format 2 decodes counters as format 1 does, and
+// distributions as format 3 does, with one more modelled bit a count).
+var readFormats = [2]int{1, 3}
+
 // readTimes appends a generated week of a 50-key breakdown, and an hour of
 // a recorded heat map (the recording's seconds over again), to two stores,
-// one writing chunks of format 1 and one of format 2, then times reads of
-// each, the two stores in turn.
+// one writing chunks of format 1 and one of format 3, then times reads of
+// each, the two stores in turn: the time, and the process's CPU time
+// (user and system, getrusage: the machine is shared, so the time
+// includes waiting for a CPU).
 func readTimes(ops, heat []analytics.Second) error {
 	const week = 7 * 24 * 3600
 	end := time.Date(2026, 1, 8, 0, 0, 0, 0, time.UTC)
 	start := end.Add(-week * time.Second)
 	var dbs [2]*store.DB
-	for v := 1; v <= 3; v++ {
+	for i, v := range readFormats {
 		dir, err := os.MkdirTemp("", "bench-store-")
 		if err != nil {
 			return err
@@ -672,7 +694,7 @@ func readTimes(ops, heat []analytics.Second) error {
 			return err
 		}
 		defer db.Close()
-		dbs[v-1] = db
+		dbs[i] = db
 		g := newGenerator(ops, 50)
 		began := time.Now()
 		var batch []store.Sample
@@ -729,26 +751,29 @@ func readTimes(ops, heat []analytics.Second) error {
 		if q.name == heatName && len(heat) == 0 {
 			continue
 		}
-		var times [2][]time.Duration
+		var times, cpus [2][]time.Duration
 		var n [2]int
 		for range 7 {
 			for v, db := range dbs {
-				t0 := time.Now()
+				c0, t0 := cpuTime(), time.Now()
 				got, err := db.Read(q.name, q.from, q.to, q.g)
 				if err != nil {
 					return err
 				}
 				times[v] = append(times[v], time.Since(t0))
+				cpus[v] = append(cpus[v], cpuTime()-c0)
 				n[v] = len(got)
 			}
 		}
-		fmt.Printf("  read %s, %d intervals:", q.what, n[1])
+		fmt.Printf("  read %s, %d intervals:\n", q.what, n[1])
 		for v := range times {
-			t := times[v]
+			t, c := times[v], cpus[v]
 			slices.Sort(t)
-			fmt.Printf(" format %d median %.1f ms (min %.1f, max %.1f);", v+1, ms(t[len(t)/2]), ms(t[0]), ms(t[len(t)-1]))
+			slices.Sort(c)
+			fmt.Printf("    format %d: median %.1f ms (min %.1f, max %.1f), CPU median %.1f ms (min %.1f)\n", readFormats[v],
+				ms(t[len(t)/2]), ms(t[0]), ms(t[len(t)-1]), ms(c[len(c)/2]), ms(c[0]))
 		}
-		fmt.Println(" (7 reads each, the two formats in turn)")
+		fmt.Println("    (7 reads each, the two formats in turn)")
 	}
 	return nil
 }
