@@ -9,8 +9,9 @@ import (
 
 // Values in a version 3 chunk (docs/format/store.md). The values section
 // starts with a byte saying how its columns are written: range coded when
-// that is a tenth shorter at least once compressed (it decodes at about
-// 2.5 times the CPU), else as varints:
+// the chunk has at most rcMaxKeys keys and that is a tenth shorter at
+// least once compressed (it decodes at about 2.5 times the CPU), else as
+// varints:
 //
 //   - valuesVarint: as in format 2 (appendValues: per column a mode
 //     byte, the divisor, one varint per value), the section then

@@ -114,3 +114,24 @@ func TestValuesV3(t *testing.T) {
 		}
 	}
 }
+
+// TestValuesRCKeys: only a chunk of a few keys has its values range
+// coded; a breakdown's keep their varints (and their read speed).
+func TestValuesRCKeys(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 4))
+	for _, keys := range []int{1, rcMaxKeys, rcMaxKeys + 1, 50} {
+		var ivs []analytics.Second
+		for i := range 100 {
+			s := analytics.Second{Time: sec(i), Samples: 1}
+			for k := range keys {
+				s.Rows = append(s.Rows, analytics.Row{Key: []string{string(rune('a' + k%26)), string(rune('a' + k/26))},
+					Value: int64(math.Exp(10 + 2*r.Float64()))})
+			}
+			ivs = append(ivs, s)
+		}
+		_, alt := encodeBody(chunkV3, t0.Unix(), 1, ivs)
+		if (alt != nil) != (keys <= rcMaxKeys) {
+			t.Fatalf("%d keys: range coded values made: %v", keys, alt != nil)
+		}
+	}
+}
