@@ -237,13 +237,13 @@ func (s *histSeries) bytes() int64 {
 func promEncode(secs []analytics.Second) (promSize, error) {
 	var out promSize
 	// The custom bucket bounds: every bound any key's bucket had (le =
-	// max-1; an open bucket, max 0, is +Inf).
+	// max-1; the open last bucket is +Inf).
 	var bounds []float64
 	for _, s := range secs {
 		for _, r := range s.Rows {
 			for _, b := range r.Buckets {
-				if b.Max != 0 {
-					bounds = append(bounds, float64(b.Max-1))
+				if !openBucket(b) {
+					bounds = append(bounds, float64(int64(b.Max)-1))
 				}
 			}
 		}
@@ -251,10 +251,10 @@ func promEncode(secs []analytics.Second) (promSize, error) {
 	slices.Sort(bounds)
 	bounds = slices.Compact(bounds)
 	index := func(b analytics.Bucket) int {
-		if b.Max == 0 {
+		if openBucket(b) {
 			return len(bounds)
 		}
-		i, _ := slices.BinarySearch(bounds, float64(b.Max-1))
+		i, _ := slices.BinarySearch(bounds, float64(int64(b.Max)-1))
 		return i
 	}
 	type keyState struct {
@@ -349,6 +349,14 @@ func promEncode(secs []analytics.Second) (promSize, error) {
 		}
 	}
 	return out, nil
+}
+
+// openBucket says whether b is a scale's open last bucket: its Max is
+// math.MaxInt64 (analytics.Unbounded), or 0 as the store wrote it before
+// (a bucket ending at 0 that is not open starts below 0).
+func openBucket(b analytics.Bucket) bool {
+	m := int64(b.Max)
+	return m == math.MaxInt64 || m == 0 && b.Min >= 0
 }
 
 // nhcb is an integer native histogram with custom buckets of the counts
