@@ -4,11 +4,13 @@
 //	go run ./bench/store
 //
 // It replays two recordings into stores writing each chunk format (1, the
-// first, and 2, the one written now) and prints, side by side, the bytes
-// on disk per sample (one key's value in one second) and per
+// first, 2, and 3, the one written now) and prints, side by side, the
+// bytes on disk per sample (one key's value in one second) and per
 // distribution-second (one key's buckets in one second), a naive
-// fixed-width encoding, Prometheus's published figures (not run here),
-// and for distributions the Poisson floor (see poissonBits):
+// fixed-width encoding, a floor (for distributions the Poisson floor, see
+// poissonBits; for counters an empirical entropy, see counterFloor), and
+// the bytes of Prometheus's own TSDB chunk encoders run here on the same
+// series (prom.go):
 //
 //   - testdata/syscalls.json.gz (record.sh: one sonde --json run printing,
 //     every second, the system calls of the machine by name, and read(2)'s
@@ -19,9 +21,10 @@
 //     queue, and the default counters), also each half apart.
 //
 // Then it measures the cost of a durable second (one commit, fsynced) for
-// ten datasets, and, for both formats, the time to read one hour of
-// per-second data and one week of per-minute data of a 50-key breakdown
-// generated from the recorded shape, and one hour of a recorded heat map.
+// ten datasets, and, for formats 1 and 3, the time (and CPU time) to read
+// one hour of per-second data and one week of per-minute data of a 50-key
+// breakdown generated from the recorded shape, and one hour of a recorded
+// heat map.
 // -dump makes agent.json.gz from a stopped sonded's state directory.
 // Benchmarks are not tests: nothing here passes or fails on a number.
 package main
@@ -34,11 +37,13 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"os"
 	"slices"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/sonde-trace/sonde/internal/analytics"
@@ -217,6 +222,9 @@ func convert(lines []line) recording {
 	return rec
 }
 
+// secondsWindow is the store's window of the per-second tier.
+const secondsWindow = 1800
+
 // replay appends the recording to a new store writing chunks of the
 // given format, in time order, one AppendBatch per second, and closes its
 // chunks.
@@ -235,6 +243,20 @@ func replay(dir string, rec recording, version int) (*store.DB, error) {
 	slices.Sort(times)
 	if len(times) == 0 {
 		return nil, fmt.Errorf("an empty recording")
+	}
+	// The recording is moved back in time to start a window of the
+	// per-second tier (30 minutes): its ten minutes make one chunk, as
+	// in an agent that has run for a while, rather than two partial
+	// chunks, each with its own header and its own model to learn.
+	shift := times[0] % secondsWindow
+	for i, t := range times {
+		times[i] = t - shift
+		batch := byTime[t]
+		for j := range batch {
+			batch[j].Second.Time = batch[j].Second.Time.Add(-time.Duration(shift) * time.Second)
+		}
+		delete(byTime, t)
+		byTime[t-shift] = batch
 	}
 	db, err := store.Open(dir, &store.Options{NoSync: true, ChunkVersion: version,
 		Now: func() time.Time { return time.Unix(times[0], 0) }})
@@ -258,12 +280,12 @@ func replay(dir string, rec recording, version int) (*store.DB, error) {
 
 // sizes are a dataset's bytes in the per-second tier and in all tiers,
 // with chunks of format 1 and of format 2.
-type sizes struct{ sec, all [3]int64 }
+type sizes struct{ sec, all [4]int64 }
 
 // measure replays rec into stores of each chunk format.
 func measure(rec recording) (map[string]*sizes, error) {
 	out := map[string]*sizes{}
-	for v := 1; v <= 2; v++ {
+	for v := 1; v <= 3; v++ {
 		dir, err := os.MkdirTemp("", "bench-store-")
 		if err != nil {
 			return nil, err
@@ -294,12 +316,18 @@ type shape struct {
 	rows, buckets, naive int64
 	dist                 bool
 	poisson              float64 // bits
+	h0, h1               float64 // bits: a counter's empirical floors (counterFloor)
 }
 
 func shapeOf(secs []analytics.Second) shape {
 	var sh shape
+	byKey := map[string][]int64{}
 	for _, s := range secs {
 		for _, r := range s.Rows {
+			if len(r.Buckets) == 0 {
+				id := strings.Join(r.Key, "\x00")
+				byKey[id] = append(byKey[id], r.Value)
+			}
 			sh.rows++
 			sh.naive += 16 + 12*int64(len(r.Buckets)) // int64 time and value; int32 index, int64 count
 			sh.buckets += int64(len(r.Buckets))
@@ -309,7 +337,81 @@ func shapeOf(secs []analytics.Second) shape {
 			}
 		}
 	}
+	if !sh.dist {
+		for _, vals := range byKey {
+			h0, h1 := counterFloor(vals)
+			sh.h0 += h0
+			sh.h1 += h1
+		}
+	}
 	return sh
+}
+
+// counterFloor estimates the bits a counter column's values cost at the
+// least, for a coder that writes each number as its order of magnitude
+// and the bits below its leading one: the values are divided by their
+// greatest common divisor, then taken as they are or as differences from
+// the previous (whichever is smaller); each number's sign and bit length
+// is a symbol, costing its empirical entropy — order 0 (h0), or given
+// the previous number's symbol (order 1, h1: with a few hundred samples,
+// an underestimate, the statistics being learnt from the data they
+// code) — and the bits below the leading one cost one bit each (they are
+// the noise of a noisy count). The coder is not told the statistics: it
+// must learn them as it goes.
+func counterFloor(vals []int64) (h0, h1 float64) {
+	var g uint64
+	for _, v := range vals {
+		a := uint64(v)
+		if v < 0 {
+			a = -a
+		}
+		for b := g; b != 0; {
+			a, b = b, a%b
+		}
+		g = a
+	}
+	if g == 0 {
+		return 0, 0
+	}
+	best0, best1 := math.Inf(1), math.Inf(1)
+	for _, delta := range []bool{false, true} {
+		type sym struct{ neg, n int }
+		var prev int64
+		var mant float64
+		c0 := map[sym]float64{}
+		c1 := map[[2]sym]float64{}
+		ctx := map[sym]float64{}
+		last := sym{-1, -1}
+		for _, v := range vals {
+			x := v / int64(g)
+			if delta {
+				x, prev = x-prev, x
+			}
+			s := sym{0, 0}
+			a := uint64(x)
+			if x < 0 {
+				s.neg, a = 1, -a
+			}
+			s.n = bits.Len64(a)
+			mant += float64(max(s.n-1, 0))
+			c0[s]++
+			c1[[2]sym{last, s}]++
+			ctx[last]++
+			last = s
+		}
+		n := float64(len(vals))
+		h := mant
+		for _, c := range c0 {
+			h -= c * math.Log2(c/n)
+		}
+		best0 = min(best0, h)
+		h = mant
+		for k, c := range c1 {
+			h -= c * math.Log2(c/ctx[k[0]])
+		}
+		best1 = min(best1, h)
+	}
+	return best0, best1
 }
 
 func compression(path string, rec recording) error {
@@ -331,32 +433,45 @@ func compression(path string, rec recording) error {
 	if err != nil {
 		return err
 	}
-	fmt.Println("Bytes on disk, per-second tier (compressed chunks, keys and checksums included), chunk format 1 (before) and 2 (now):")
-	fmt.Printf("%-38s %-13s %6s %7s %8s %8s %8s %9s %7s %s\n", "dataset", "unit", "count", "buckets", "v1", "v2", "floor",
-		"all tiers", "naive", "Prometheus TSDB (published, not run)")
+	fmt.Println("Bytes on disk, per-second tier (compressed chunks, keys and checksums included), chunk formats 1, 2 (before) and 3 (now),")
+	fmt.Println("and Prometheus's TSDB chunk encoders run on the same series (chunks as a block stores them; see prom.go):")
+	fmt.Printf("%-38s %-13s %6s %7s %7s %7s %7s %11s %9s %7s | %-9s %9s %9s %9s\n", "dataset", "unit", "count", "buckets", "v1", "v2", "v3", "floor",
+		"all tiers", "naive", "Prom", "cumul.", "per-s", "classic")
 	for _, name := range names {
 		sh := shapeOf(rec[name])
 		if sh.rows == 0 {
 			continue
 		}
 		n := float64(sh.rows)
-		unit, prom, floor := "sample", "1-2 on average; 2.7-7 on per-second rates (issue 11)", "-"
+		ps, err := promEncode(rec[name])
+		if err != nil {
+			return fmt.Errorf("%s: Prometheus's encoders: %w", name, err)
+		}
+		floor := fmt.Sprintf("%.2f/%.2f", sh.h0/8/n, sh.h1/8/n)
+		prom := fmt.Sprintf("%-9s %9.2f %9.2f", "counter", float64(ps.total)/n, float64(ps.gauge)/n)
+		if sh.dist {
+			floor = fmt.Sprintf("%.2f", sh.poisson/8/n)
+			prom = fmt.Sprintf("%-9s %9.2f %9.2f %9.2f", "histogram", float64(ps.native)/n, float64(ps.nativeGauge)/n, float64(ps.classic)/n)
+		}
+		unit := "sample"
 		if sh.dist {
 			unit = "distr-second"
-			b := float64(sh.buckets) / n
-			prom = fmt.Sprintf("~22 (issue 11); a sample per bucket, +_sum, _count: (%.1f+2) x 1-2 = %.0f-%.0f", b, b+2, 2*(b+2))
-			floor = fmt.Sprintf("%.2f", sh.poisson/8/n)
 		}
-		fmt.Printf("%-38s %-13s %6d %7.1f %8.2f %8.2f %8s %9.2f %7.1f %s\n", name, unit, sh.rows, float64(sh.buckets)/n,
-			float64(sz[name].sec[1])/n, float64(sz[name].sec[2])/n, floor, float64(sz[name].all[2])/n, float64(sh.naive)/n, prom)
+		fmt.Printf("%-38s %-13s %6d %7.1f %7.2f %7.2f %7.2f %11s %9.2f %7.1f | %s\n", name, unit, sh.rows, float64(sh.buckets)/n,
+			float64(sz[name].sec[1])/n, float64(sz[name].sec[2])/n, float64(sz[name].sec[3])/n, floor, float64(sz[name].all[3])/n, float64(sh.naive)/n, prom)
 	}
 	fmt.Println("(count: samples or distribution-seconds (a key's buckets in one second); buckets: a distribution-second's, on average;")
-	fmt.Println(" floor: the Poisson floor, what coding the counts alone would cost if the events of each bucket arrived independently")
-	fmt.Println(" and the coder knew every bucket's rate every second (the count itself), for free; absent buckets, positions and")
-	fmt.Println(" keys cost nothing: no lossless coder of Poisson counts does better on average;")
-	fmt.Println(" all tiers: chunk format 2, with the minutes and hours, the current ones still uncompressed head records;")
+	fmt.Println(" floor, distributions: the Poisson floor, what coding the counts alone would cost if the events of each bucket arrived")
+	fmt.Println(" independently and the coder knew every bucket's rate every second (the count itself), for free; absent buckets,")
+	fmt.Println(" positions and keys cost nothing: no lossless coder of Poisson counts does better on average;")
+	fmt.Println(" floor, counters: order-0/order-1 empirical entropy of each number's sign and bit length (values over their divisor, or")
+	fmt.Println(" their differences, the smaller), plus the bits below the leading one at one bit each; statistics given for free;")
+	fmt.Println(" all tiers: chunk format 3, with the minutes and hours, the current ones still uncompressed head records;")
 	fmt.Println(" naive: 8-byte time and 8-byte value per sample, plus 4-byte index and 8-byte count per bucket;")
-	fmt.Println(" Prometheus: prometheus.io/docs/prometheus/latest/storage, \"around 1-2 bytes per sample\", on 15 s scrapes)")
+	fmt.Println(" Prom, counters: XOR chunks of the running total (cumul., what scraping sonded stores) and of the per-second values;")
+	fmt.Println(" Prom, histograms: integer native histograms with custom buckets (the dataset's), cumulative (cumul., as scraped)")
+	fmt.Println(" and per second (gauge histograms); classic: sonded's classic exposition, an XOR series per le bound and _count;")
+	fmt.Println(" _sum left out, the index not counted)")
 	fmt.Println()
 	return nil
 }
@@ -401,14 +516,14 @@ func halves(rec recording) error {
 		}
 	}
 	fmt.Printf("The same, each half apart: before %s UTC the machine as it was (typical), then with the load added (heavy):\n", mid.Format("15:04:05"))
-	fmt.Printf("%-30s | %6s %7s %8s %8s %8s | %6s %7s %8s %8s %8s\n", "dataset", "count", "buckets", "v1", "v2", "floor", "count", "buckets", "v1", "v2", "floor")
+	fmt.Printf("%-30s | %6s %7s %7s %7s %7s %7s | %6s %7s %7s %7s %7s %7s\n", "dataset", "count", "buckets", "v1", "v2", "v3", "floor", "count", "buckets", "v1", "v2", "v3", "floor")
 	for _, name := range names {
 		fmt.Printf("%-30s", name)
 		for i := range parts {
 			sh := shapeOf(parts[i][name])
 			n := float64(max(sh.rows, 1))
-			fmt.Printf(" | %6d %7.1f %8.2f %8.2f %8.2f", sh.rows, float64(sh.buckets)/n, float64(sz[i][name].sec[1])/n,
-				float64(sz[i][name].sec[2])/n, sh.poisson/8/n)
+			fmt.Printf(" | %6d %7.1f %7.2f %7.2f %7.2f %7.2f", sh.rows, float64(sh.buckets)/n, float64(sz[i][name].sec[1])/n,
+				float64(sz[i][name].sec[2])/n, float64(sz[i][name].sec[3])/n, sh.poisson/8/n)
 		}
 		fmt.Println()
 	}
@@ -493,6 +608,15 @@ func commitCost(ops []analytics.Second) error {
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
+// cpuTime is the process's user and system CPU time so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
 // generator makes seconds of a 50-key breakdown from the recorded shape:
 // the recording's 50 most frequent keys, each second's values those of a
 // recorded second scaled by a random factor in [0.8, 1.2), absent where the
@@ -543,16 +667,23 @@ func (g *generator) second(i int, t time.Time) analytics.Second {
 // heatName is the heat map readTimes reads back.
 const heatName = "syscall.latency"
 
+// readFormats are the chunk formats whose reads are timed: the first,
+// and the one written now (format 2 decodes counters as format 1 does, and
+// distributions as format 3 does, with one more modelled bit a count).
+var readFormats = [2]int{1, 3}
+
 // readTimes appends a generated week of a 50-key breakdown, and an hour of
 // a recorded heat map (the recording's seconds over again), to two stores,
-// one writing chunks of format 1 and one of format 2, then times reads of
-// each, the two stores in turn.
+// one writing chunks of format 1 and one of format 3, then times reads of
+// each, the two stores in turn: the time, and the process's CPU time
+// (user and system, getrusage: the machine is shared, so the time
+// includes waiting for a CPU).
 func readTimes(ops, heat []analytics.Second) error {
 	const week = 7 * 24 * 3600
 	end := time.Date(2026, 1, 8, 0, 0, 0, 0, time.UTC)
 	start := end.Add(-week * time.Second)
 	var dbs [2]*store.DB
-	for v := 1; v <= 2; v++ {
+	for i, v := range readFormats {
 		dir, err := os.MkdirTemp("", "bench-store-")
 		if err != nil {
 			return err
@@ -563,7 +694,7 @@ func readTimes(ops, heat []analytics.Second) error {
 			return err
 		}
 		defer db.Close()
-		dbs[v-1] = db
+		dbs[i] = db
 		g := newGenerator(ops, 50)
 		began := time.Now()
 		var batch []store.Sample
@@ -620,26 +751,29 @@ func readTimes(ops, heat []analytics.Second) error {
 		if q.name == heatName && len(heat) == 0 {
 			continue
 		}
-		var times [2][]time.Duration
+		var times, cpus [2][]time.Duration
 		var n [2]int
 		for range 7 {
 			for v, db := range dbs {
-				t0 := time.Now()
+				c0, t0 := cpuTime(), time.Now()
 				got, err := db.Read(q.name, q.from, q.to, q.g)
 				if err != nil {
 					return err
 				}
 				times[v] = append(times[v], time.Since(t0))
+				cpus[v] = append(cpus[v], cpuTime()-c0)
 				n[v] = len(got)
 			}
 		}
-		fmt.Printf("  read %s, %d intervals:", q.what, n[1])
+		fmt.Printf("  read %s, %d intervals:\n", q.what, n[1])
 		for v := range times {
-			t := times[v]
+			t, c := times[v], cpus[v]
 			slices.Sort(t)
-			fmt.Printf(" format %d median %.1f ms (min %.1f, max %.1f);", v+1, ms(t[len(t)/2]), ms(t[0]), ms(t[len(t)-1]))
+			slices.Sort(c)
+			fmt.Printf("    format %d: median %.1f ms (min %.1f, max %.1f), CPU median %.1f ms (min %.1f)\n", readFormats[v],
+				ms(t[len(t)/2]), ms(t[0]), ms(t[len(t)-1]), ms(c[len(c)/2]), ms(c[0]))
 		}
-		fmt.Println(" (7 reads each, the two formats in turn)")
+		fmt.Println("    (7 reads each, the two formats in turn)")
 	}
 	return nil
 }

@@ -23,7 +23,8 @@ import (
 //   - for each bucket, its count c >= 1: its bit length n, coded from a
 //     guess (the previous row's count's length there, else the bucket
 //     before's: is it the guess, above or below, then how far in unary),
-//     then the bits below the leading one, the first three modelled, the
+//     then the bits below the leading one, the first three modelled (two
+//     from format 3: modelled, the third cost more than its bit), the
 //     rest as they are. A count below 1 has length 0 and 64 raw bits.
 //
 // Every decision but the first two kinds is context mixing, as in lpaq:
@@ -44,23 +45,40 @@ import (
 
 // bitCoder codes one binary decision: code with an adaptive probability
 // of its own (LZMA's), codeP with a probability given, raw with none.
-type bitCoder interface {
-	code(p *uint16, b uint32) uint32
-	codeP(p1 uint32, b uint32) uint32
-	raw(b uint32) uint32
+// Encoding (e set), it writes the bit it is given and returns it;
+// decoding (d set), it returns the bit it reads. (A struct with a branch,
+// not an interface: the calls are direct, which decoding feels.)
+type bitCoder struct {
+	e *rcEncoder
+	d *rcDecoder
 }
 
-type encBits struct{ *rcEncoder }
+func encBits(e *rcEncoder) bitCoder { return bitCoder{e: e} }
+func decBits(d *rcDecoder) bitCoder { return bitCoder{d: d} }
 
-func (e encBits) code(p *uint16, b uint32) uint32  { e.bit(p, b); return b }
-func (e encBits) codeP(p1 uint32, b uint32) uint32 { e.bitP(p1, b); return b }
-func (e encBits) raw(b uint32) uint32              { e.direct(b); return b }
+func (c bitCoder) code(p *uint16, b uint32) uint32 {
+	if c.d != nil {
+		return c.d.bit(p)
+	}
+	c.e.bit(p, b)
+	return b
+}
 
-type decBits struct{ *rcDecoder }
+func (c bitCoder) codeP(p1 uint32, b uint32) uint32 {
+	if c.d != nil {
+		return c.d.bitP(p1)
+	}
+	c.e.bitP(p1, b)
+	return b
+}
 
-func (d decBits) code(p *uint16, _ uint32) uint32  { return d.bit(p) }
-func (d decBits) codeP(p1 uint32, _ uint32) uint32 { return d.bitP(p1) }
-func (d decBits) raw(uint32) uint32                { return d.direct() }
+func (c bitCoder) raw(b uint32) uint32 {
+	if c.d != nil {
+		return c.d.direct()
+	}
+	c.e.direct(b)
+	return b
+}
 
 // squash and stretch map between probabilities (4096ths) and their
 // logits (256ths), in integers (lpaq1's tables), so that every machine
@@ -113,7 +131,8 @@ const (
 	mixRate   = 3
 	mixLR     = 11
 	lenSteps  = 65 // unary steps of a count's bit length (0..64)
-	topBits   = 3  // bits below a count's leading one that are modelled
+	topBits   = 3  // bits below a count's leading one that are modelled (format 2)
+	topBitsV3 = 2  // from format 3: the third cost more modelled than as it is
 	expFields = 2  // signed numbers: first position, last position
 )
 
@@ -121,9 +140,13 @@ const (
 // the context slots (a probability of 1 in 65536ths, stored xor half so
 // that a zeroed slot is a half, and a use count each), the mixers'
 // weights, and LZMA probabilities for the rows' ranges.
+type slot struct {
+	p uint16 // a probability of 1, in 65536ths, xor half
+	n uint16 // uses, up to rateLimit
+}
+
 type distModel struct {
-	p      [1 << slotBits]uint16
-	n      [1 << slotBits]uint8
+	slot   [1 << slotBits]slot
 	w      [][maxInputs]int32
 	empty  [2]uint16
 	sgn    [expFields][2]uint16 // zero?, negative?
@@ -179,28 +202,42 @@ func (m *distModel) ctx(kind, a, b, c int) {
 // sel, then trains the mixer and the inputs on the bit coded.
 func (m *distModel) mix(bc bitCoder, sel int, y uint32) uint32 {
 	w := &m.w[sel]
+	n := min(m.inputs, maxInputs)
+	var sl [maxInputs]*slot
+	st := &m.st
 	var dot int64
-	for i := range m.inputs {
-		m.st[i] = int32(stretchT[(m.p[m.slots[i]]^half)>>4])
-		dot += int64(w[i]) * int64(m.st[i])
+	for i := range n {
+		s := &m.slot[m.slots[i]]
+		sl[i] = s
+		st[i] = int32(stretchT[(s.p^half)>>4])
+		dot += int64(w[i]) * int64(st[i])
 	}
-	p := min(max(squash(int32(max(min(dot>>mixShift, 2047), -2047))), 1), 4095)
+	p := squashClamped[max(min(dot>>mixShift, 2047), -2047)+2047]
 	b := bc.codeP(uint32(p), y)
 	err := (int32(b)<<12 - p) * mixRate
-	for i := range m.inputs {
-		w[i] += (m.st[i]*err + 1<<(mixLR-1)) >> mixLR
-		sl := m.slots[i]
-		n := m.n[sl]
-		pv := int64(m.p[sl] ^ half)
-		pv += ((int64(b)<<16 - pv) * rateT[n]) >> 16
-		m.p[sl] = uint16(min(max(pv, 32), 65535-32)) ^ half
-		if n < rateLimit {
-			m.n[sl] = n + 1
+	target := int64(b) << 16
+	for i := range n {
+		w[i] += (st[i]*err + 1<<(mixLR-1)) >> mixLR
+		s := sl[i]
+		pv := int64(s.p ^ half)
+		pv += ((target - pv) * rateT[s.n]) >> 16
+		s.p = uint16(min(max(pv, 32), 65535-32)) ^ half
+		if s.n < rateLimit {
+			s.n++
 		}
 	}
 	m.inputs = 0
 	return b
 }
+
+// squashClamped[d+2047] is squash(d) kept within 1..4095, for d in
+// -2047..2047: the mixer's output probability, looked up.
+var squashClamped = func() (t [4095]int32) {
+	for d := int32(-2047); d <= 2047; d++ {
+		t[d+2047] = min(max(squash(d), 1), 4095)
+	}
+	return t
+}()
 
 // distState is what the model knows of the key's past rows.
 type distState struct {
@@ -214,11 +251,16 @@ type distState struct {
 	cur    []int64 // this row's counts by position (encoder and decoder)
 	has    []bool  // this row's positions with a bucket
 	buf    []analytics.Bucket
+	top    int // the bits below a count's leading one that are modelled
 }
 
-func newDistState(bc bitCoder, table int) *distState {
+func newDistState(bc bitCoder, table int, version byte) *distState {
+	top := topBits
+	if version >= chunkV3 {
+		top = topBitsV3
+	}
 	return &distState{m: newDistModel(), bc: bc, prev: make([]int64, table),
-		cur: make([]int64, table), has: make([]bool, table), hi: table - 1}
+		cur: make([]int64, table), has: make([]bool, table), hi: table - 1, top: top}
 }
 
 // signed codes a small signed number: zero?, negative?, then its
@@ -377,13 +419,13 @@ func (s *distState) count(p int, c int64) int64 {
 		case ql > n:
 			return 1
 		}
-		return 2 + int(uint64(q)>>max(n-1-topBits, 0))&(1<<topBits-1)
+		return 2 + int(uint64(q)>>max(n-1-topBits, 0))&(1<<topBits-1) // topBits in every format: a context, not a coded bit
 	}
 	rp, rl := rel(s.prev[p]), rel(left)
 	u := uint64(1)
 	for i := n - 2; i >= 0; i-- {
 		b := uint32(uint64(c)>>i) & 1
-		if j := n - 2 - i; j < topBits {
+		if j := n - 2 - i; j < s.top {
 			m.ctx(kTop, n, int(u), rp)
 			m.ctx(kTopLeft, n, int(u), rl)
 			b = m.mix(bc, wTop+n, b)
@@ -474,14 +516,14 @@ func (s *distState) row(buckets []analytics.Bucket, pos func(analytics.Bucket) i
 }
 
 // appendDist codes the columns' buckets (version 2).
-func appendDist(cols []*column, table []analytics.Bucket) []byte {
+func appendDist(cols []*column, table []analytics.Bucket, version byte) []byte {
 	pos := make(map[analytics.Bucket]int, len(table))
 	for i, t := range table {
 		pos[t] = i
 	}
 	place := func(k analytics.Bucket) int { k.Count = 0; return pos[k] }
 	enc := newRCEncoder()
-	s := newDistState(encBits{enc}, len(table))
+	s := newDistState(encBits(enc), len(table), version)
 	for _, c := range cols {
 		for _, r := range c.rows {
 			s.row(r.Buckets, place, table)
@@ -493,10 +535,10 @@ func appendDist(cols []*column, table []analytics.Bucket) []byte {
 // readDist decodes the columns' buckets (version 2) and adds their sums
 // to the rows' values. The stream is consumed whole (r.b is emptied); an
 // overrun or an impossible structure is r.err.
-func readDist(r *reader, cols []*column, table []analytics.Bucket) {
+func readDist(r *reader, cols []*column, table []analytics.Bucket, version byte) {
 	dec := newRCDecoder(r.b)
 	r.b = nil
-	s := newDistState(decBits{dec}, len(table))
+	s := newDistState(decBits(dec), len(table), version)
 	for _, c := range cols {
 		for i := range c.rows {
 			out, ok := s.row(nil, nil, table)

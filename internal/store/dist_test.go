@@ -99,7 +99,7 @@ func TestDistRoundTrip(t *testing.T) {
 	for seed := range uint64(300) {
 		r := rand.New(rand.NewPCG(seed, 11))
 		ivs := randomDist(r, 1+r.IntN(150))
-		for _, v := range []byte{chunkV1, chunkV2} {
+		for _, v := range []byte{chunkV1, chunkV2, chunkV3} {
 			c.version = v
 			b := c.encodeChunk(t0.Unix(), 1, ivs)
 			if b[0] != v {
@@ -135,7 +135,7 @@ func FuzzDistChunk(f *testing.F) {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
 		if len(raw) >= 5 {
-			raw[0] = chunkV2
+			raw[0] = byte(1 + seed%3)
 			binary.LittleEndian.PutUint32(raw[1:], crc32.Checksum(raw[5:], castagnoli))
 			_, _ = c.decodeChunk(t0.Unix(), 1, raw)
 		}
@@ -203,8 +203,8 @@ func TestValuesGCD(t *testing.T) {
 		s.Rows = rows
 		ivs = append(ivs, s)
 	}
-	var size [3]int
-	for _, v := range []byte{chunkV1, chunkV2} {
+	var size [chunkVersion + 1]int
+	for _, v := range []byte{chunkV1, chunkV2, chunkV3} {
 		c.version = v
 		b := c.encodeChunk(t0.Unix(), 1, ivs)
 		got, err := c.decodeChunk(t0.Unix(), 1, b)
@@ -217,8 +217,8 @@ func TestValuesGCD(t *testing.T) {
 		}
 		size[v] = len(c.encodeChunk(t0.Unix(), 1, one))
 	}
-	if size[2] >= size[1] {
-		t.Fatalf("a column of pages: %d bytes in format 2, %d in format 1", size[2], size[1])
+	if size[2] >= size[1] || size[3] > size[2]+1 { // format 3: its kind byte, at the most
+		t.Fatalf("a column of pages: %d bytes in format 1, %d in format 2, %d in format 3", size[1], size[2], size[3])
 	}
 }
 
@@ -239,7 +239,7 @@ func TestValuesMode(t *testing.T) {
 		for i := range 100 {
 			rows = append(rows, analytics.Row{Value: c.f(i)})
 		}
-		for _, v := range []byte{chunkV1, chunkV2} {
+		for _, v := range []byte{chunkV1, chunkV2, chunkV3} {
 			b := appendValues(nil, rows, v)
 			if got := b[0] &^ (modeGCD | modeZero); got != c.want {
 				t.Errorf("%s, format %d: mode %d, want %d", c.name, v, got, c.want)

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"runtime"
+	"sync"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -335,23 +337,59 @@ func deletePrefix(b *bolt.Bucket, prefix []byte) error {
 }
 
 // readChunks decodes the closed chunks of a tier whose intervals may
-// start in [lo, hi), and returns those that do.
+// start in [lo, hi), and returns those that do. The chunks are decoded on
+// up to GOMAXPROCS goroutines at once (a chunk's decoding is independent
+// of the others'; a heat map's is CPU-bound), within the transaction that
+// holds their bytes; what comes back, and what is reported corrupt, is in
+// the chunks' order.
 func (db *DB) readChunks(tx *bolt.Tx, s *series, ti int, lo, hi int64) []analytics.Second {
 	tr := db.tiers[ti]
 	prefix := tierPrefix(s.name, ti)
-	var out []analytics.Second
+	type found struct {
+		win int64
+		v   []byte
+		ivs []analytics.Second
+		err error
+	}
+	var fs []found
 	c := tx.Bucket(bucketChunks).Cursor()
 	for k, v := c.Seek(recKey(s.name, ti, floorTo(lo, tr.span))); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
 		_, _, win, ok := parseKey(k)
 		if !ok || win >= hi {
 			break
 		}
-		ivs, err := db.codec.decodeChunk(win, tr.step, v)
-		if err != nil {
-			db.reportCorrupt(s.name, ti, "chunk", win)
+		fs = append(fs, found{win: win, v: v})
+	}
+	decode := func(f *found) { f.ivs, f.err = db.codec.decodeChunk(f.win, tr.step, f.v) }
+	if workers := min(runtime.GOMAXPROCS(0), len(fs)); workers > 1 {
+		var wg sync.WaitGroup
+		next := make(chan int)
+		for range workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range next {
+					decode(&fs[i])
+				}
+			}()
+		}
+		for i := range fs {
+			next <- i
+		}
+		close(next)
+		wg.Wait()
+	} else {
+		for i := range fs {
+			decode(&fs[i])
+		}
+	}
+	var out []analytics.Second
+	for _, f := range fs {
+		if f.err != nil {
+			db.reportCorrupt(s.name, ti, "chunk", f.win)
 			continue
 		}
-		for _, iv := range ivs {
+		for _, iv := range f.ivs {
 			if t := iv.Time.Unix(); t >= lo && t < hi {
 				out = append(out, iv)
 			}

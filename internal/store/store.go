@@ -51,10 +51,10 @@ type Options struct {
 	// machine (not only of the process) can lose recent seconds or,
 	// worse, the file. For tests and benchmarks only.
 	NoSync bool
-	// ChunkVersion is the chunk format written: 0 is the newest (2).
-	// Version 1, the first, is there so that benchmarks can compare the
-	// two and tests can check that old chunks still read; every version
-	// reads whatever this is.
+	// ChunkVersion is the chunk format written: 0 is the newest (3).
+	// The older ones (1 and 2) are there so that benchmarks can compare
+	// the formats and tests can check that old chunks still read; every
+	// version reads whatever this is.
 	ChunkVersion int
 
 	// spans overrides the chunk windows (seconds per chunk) of a new

@@ -502,7 +502,7 @@ func TestMeta(t *testing.T) {
 // is reported and skipped, every other one reads as it was.
 func TestCorruptChunk(t *testing.T) {
 	for _, name := range []string{"syscall.ops[execname][name]", "syscall.latency"} {
-		for _, version := range []int{1, 2} {
+		for _, version := range []int{1, 2, 3} {
 			t.Run(fmt.Sprintf("%s/v%d", name, version), func(t *testing.T) { testCorruptChunk(t, name, version) })
 		}
 	}

@@ -31,22 +31,23 @@ func chunkVersions(t *testing.T, db *DB) map[byte]int {
 }
 
 // TestChunkVersions writes chunks of format 1, then reopens the store,
-// which writes format 2: both read, tier by tier, the roll-ups are exact,
-// and a prune that cuts a chunk of format 1 rewrites it as format 2.
+// which writes the newest format: both read, tier by tier, the roll-ups
+// are exact, and a prune that cuts a chunk of format 1 rewrites it in the
+// newest.
 func TestChunkVersions(t *testing.T) {
 	dir := t.TempDir()
 	o := testOptions()
 	o.ChunkVersion = 1
 	db := open(t, dir, o)
 	fill(t, db, 0, 420) // 3 closed chunks of 120 seconds per dataset
-	if n := chunkVersions(t, db); n[1] == 0 || n[2] != 0 {
+	if n := chunkVersions(t, db); n[1] == 0 || n[chunkVersion] != 0 {
 		t.Fatalf("chunks by version: %v, want version 1 only", n)
 	}
 	db.Close()
 	db = open(t, dir, testOptions())
 	defer db.Close()
 	fill(t, db, 420, 840)
-	if n := chunkVersions(t, db); n[1] == 0 || n[2] == 0 {
+	if n := chunkVersions(t, db); n[1] == 0 || n[chunkVersion] == 0 {
 		t.Fatalf("chunks by version: %v, want both", n)
 	}
 	for name := range generators {
@@ -62,8 +63,8 @@ func TestChunkVersions(t *testing.T) {
 	if len(db.Corrupt()) != 0 {
 		t.Fatalf("corrupt: %q", db.Corrupt())
 	}
-	if _, err := Open(t.TempDir(), &Options{ChunkVersion: 3}); err == nil || !strings.Contains(err.Error(), "chunk version 3") {
-		t.Fatalf("chunk version 3: %v", err)
+	if _, err := Open(t.TempDir(), &Options{ChunkVersion: 4}); err == nil || !strings.Contains(err.Error(), "chunk version 4") {
+		t.Fatalf("chunk version 4: %v", err)
 	}
 }
 
@@ -105,11 +106,14 @@ func (g *golden) seconds() []analytics.Second {
 	return out
 }
 
-// TestGoldenV1 decodes the chunks of format 1 that a real sonded wrote:
-// every interval must be what that version read, and coding them in format
-// 2 must give them back as well.
-func TestGoldenV1(t *testing.T) {
-	chunks, err := filepath.Glob("testdata/v1-*.chunk")
+// TestGolden decodes the chunks of every older format: format 1's that a
+// real sonded wrote (testdata/v1-*.chunk), and format 2's, the same
+// intervals as written by the format 2 writer (testdata/v2-*.chunk, made
+// on 2026-11-26 at commit 95cd094 from the .json of format 1's): every
+// interval must be what format 1 read, and coding them in the format
+// written now must give them back as well.
+func TestGolden(t *testing.T) {
+	chunks, err := filepath.Glob("testdata/v[0-9]-*.chunk")
 	if err != nil || len(chunks) == 0 {
 		t.Fatalf("no golden chunks: %v", err)
 	}
@@ -119,12 +123,15 @@ func TestGoldenV1(t *testing.T) {
 	}
 	defer c.close()
 	var dists int
+	versions := map[byte]int{}
 	for _, path := range chunks {
 		b, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		j, err := os.ReadFile(strings.TrimSuffix(path, ".chunk") + ".json")
+		base := filepath.Base(path)
+		version := base[1] - '0'
+		j, err := os.ReadFile(filepath.Join("testdata", "v1"+strings.TrimSuffix(base[2:], ".chunk")+".json"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -140,9 +147,10 @@ func TestGoldenV1(t *testing.T) {
 				}
 			}
 		}
-		if b[0] != chunkV1 {
+		if b[0] != version {
 			t.Fatalf("%s: version %d", path, b[0])
 		}
+		versions[version]++
 		got, err := c.decodeChunk(g.Window, 1, b)
 		if err != nil {
 			t.Fatalf("%s: %v", path, err)
@@ -150,13 +158,13 @@ func TestGoldenV1(t *testing.T) {
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("%s: got\n%+v\nwant\n%+v", path, got, want)
 		}
-		c.version = chunkV2
+		c.version = chunkVersion
 		b2 := c.encodeChunk(g.Window, 1, got)
 		got2, err := c.decodeChunk(g.Window, 1, b2)
 		if err != nil || !reflect.DeepEqual(got2, got) {
-			t.Fatalf("%s: format 2: %v", path, err)
+			t.Fatalf("%s: format %d: %v", path, chunkVersion, err)
 		}
-		t.Logf("%s (%s, %d intervals): format 1 %d bytes, format 2 %d", path, g.Dataset, len(got), len(b), len(b2))
+		t.Logf("%s (%s, %d intervals): format %d %d bytes, format %d %d", path, g.Dataset, len(got), version, len(b), chunkVersion, len(b2))
 		// Put in a store's file as it was found, it reads through Read.
 		dir := t.TempDir()
 		db := open(t, dir, &Options{NoSync: true})
@@ -181,5 +189,10 @@ func TestGoldenV1(t *testing.T) {
 	}
 	if dists == 0 {
 		t.Fatal("no distribution in the golden chunks")
+	}
+	for v := byte(1); v < chunkVersion; v++ {
+		if versions[v] == 0 {
+			t.Fatalf("no golden chunk of format %d", v)
+		}
 	}
 }
