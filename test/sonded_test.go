@@ -216,16 +216,17 @@ func TestSonded(t *testing.T) {
 		t.Errorf("write = %d over %d seconds, want exactly 12345", got, n)
 	}
 
-	// Direct I/O to a file: io.ops broken down by direction counts exactly
+	// Direct I/O to a disk: io.ops broken down by direction counts exactly
 	// the write requests the process made (each 4 KiB O_DIRECT write is
-	// one; creating the file may add a metadata read of its own).
+	// one). The disk is the test's own loop device: io:::start fires in
+	// the thread that dispatches a disk's queue, on a shared disk now and
+	// then another writer's (docs/providers.md).
 	ioName, iodd := uniqueDD(t, "sio")
 	ioSpec := "io.ops[execname=" + ioName + "][op]"
 	if st, body := s.call("POST", "/datasets", map[string]string{"statistic": ioSpec}, nil); st != 201 {
 		t.Fatalf("create %s: %d %s", ioSpec, st, body)
 	}
-	file := filepath.Join("/var/tmp", "sonded-io-"+ioName)
-	defer os.Remove(file)
+	file := loopDevice(t)
 	now := time.Now()
 	time.Sleep(now.Truncate(time.Second).Add(time.Second + 100*time.Millisecond).Sub(now)) // as runDD
 	ioFrom := time.Now().Truncate(time.Second)
@@ -345,4 +346,21 @@ func TestSondedAuth(t *testing.T) {
 	if resp.StatusCode != 200 {
 		t.Errorf("with the token: status %d, want 200", resp.StatusCode)
 	}
+}
+
+// loopDevice attaches a 4 MiB file of the test's as a loop device, a disk
+// of its own, and returns its path (/dev/loopN).
+func loopDevice(t *testing.T) string {
+	t.Helper()
+	img := filepath.Join(t.TempDir(), "disk.img")
+	if err := os.WriteFile(img, make([]byte, 4<<20), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("losetup", "--find", "--show", img).CombinedOutput()
+	if err != nil {
+		t.Fatalf("losetup: %v: %s", err, out)
+	}
+	loop := strings.TrimSpace(string(out))
+	t.Cleanup(func() { exec.Command("losetup", "-d", loop).Run() })
+	return loop
 }

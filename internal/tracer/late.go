@@ -3,9 +3,11 @@ package tracer
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -62,6 +64,11 @@ func (s *Session) followLate() {
 	s.reportUnplaced(s.rt.TakeUnplaced())
 	if err != nil {
 		l.off = true
+		if errors.Is(err, syscall.ESRCH) || exited(l.pid) {
+			// it exited while its new objects were being read: there is
+			// nothing to place probes in (the exit is reported)
+			return
+		}
 		if r := s.prog.Render(err); r != "" {
 			s.opts.Warn(fmt.Sprintf("pid %d mapped new objects, but the program no longer compiles against them:\n%s", l.pid, strings.TrimSuffix(r, "\n")))
 			return
@@ -93,4 +100,20 @@ func execMappings(pid int) (string, error) {
 		b.WriteByte('\n')
 	}
 	return b.String(), nil
+}
+
+// exited reports whether pid is gone or a zombie: its mappings can no
+// longer be read.
+func exited(pid int) bool {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true
+	}
+	// pid (comm) state ...: comm may hold spaces and parentheses
+	i := bytes.LastIndexByte(data, ')')
+	if i < 0 || i+2 >= len(data) {
+		return true
+	}
+	st := data[i+2]
+	return st == 'Z' || st == 'X' || st == 'x'
 }

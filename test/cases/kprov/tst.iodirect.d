@@ -11,4 +11,4 @@ io:::done /start[args[0]->b_edev, args[0]->b_blkno]/
 	@lat = quantize(timestamp - start[args[0]->b_edev, args[0]->b_blkno]);
 	start[args[0]->b_edev, args[0]->b_blkno] = 0;
 }
-END { printa("written %@d bytes\n", @bytes); printa("done %@d\n", @n); clear(@lat); }
+END { printa("written %@d bytes\n", @bytes); printa("done %@d\n", @n); trunc(@lat); }
