@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/sonde-trace/sonde/internal/testenv"
 )
 
 // sonded is a running agent started by a test.
@@ -226,7 +228,7 @@ func TestSonded(t *testing.T) {
 	if st, body := s.call("POST", "/datasets", map[string]string{"statistic": ioSpec}, nil); st != 201 {
 		t.Fatalf("create %s: %d %s", ioSpec, st, body)
 	}
-	file := loopDevice(t)
+	file := testenv.LoopDevice(t)
 	now := time.Now()
 	time.Sleep(now.Truncate(time.Second).Add(time.Second + 100*time.Millisecond).Sub(now)) // as runDD
 	ioFrom := time.Now().Truncate(time.Second)
@@ -346,21 +348,4 @@ func TestSondedAuth(t *testing.T) {
 	if resp.StatusCode != 200 {
 		t.Errorf("with the token: status %d, want 200", resp.StatusCode)
 	}
-}
-
-// loopDevice attaches a 4 MiB file of the test's as a loop device, a disk
-// of its own, and returns its path (/dev/loopN).
-func loopDevice(t *testing.T) string {
-	t.Helper()
-	img := filepath.Join(t.TempDir(), "disk.img")
-	if err := os.WriteFile(img, make([]byte, 4<<20), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	out, err := exec.Command("losetup", "--find", "--show", img).CombinedOutput()
-	if err != nil {
-		t.Fatalf("losetup: %v: %s", err, out)
-	}
-	loop := strings.TrimSpace(string(out))
-	t.Cleanup(func() { exec.Command("losetup", "-d", loop).Run() })
-	return loop
 }

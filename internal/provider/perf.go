@@ -1,6 +1,11 @@
 package provider
 
-import "github.com/cilium/ebpf/asm"
+import (
+	"strings"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
+)
 
 // Offsets in struct bpf_perf_event_data, the context of a perf event
 // program (x86-64 pt_regs first).
@@ -49,3 +54,58 @@ func PerfPrologue(p *Probe, n Needs) asm.Instructions {
 	}
 	return append(insns, PerfPCs(n)...)
 }
+
+// PerfProbes are the probes of a provider whose every probe is a perf
+// event of its own, made when a description first names it (profile,
+// tick, cpc): numbered in the order they are made, found again by name,
+// and listed by the globs that come after. Embedded in such a provider,
+// it is also its ProgramType, Prologue and Guard. Its user serialises
+// the calls.
+type PerfProbes struct{ made []*Probe }
+
+// Named returns the probe of provider prov called name, making it on the
+// hook hook gives the first time; its arguments are arg0 and arg1, the
+// kernel and the user PC.
+func (ps *PerfProbes) Named(prov, name string, hook func() (Hook, error)) (*Probe, error) {
+	for _, q := range ps.made {
+		if q.Name == name {
+			return q, nil
+		}
+	}
+	h, err := hook()
+	if err != nil {
+		return nil, err
+	}
+	q := &Probe{ID: uint32(len(ps.made)), Provider: prov, Name: name,
+		Args: []Arg{{Type: "uintptr_t", Name: "pc"}, {Type: "uintptr_t", Name: "upc"}}, Hook: h}
+	ps.made = append(ps.made, q)
+	return q, nil
+}
+
+// Made reports whether any probe was made yet.
+func (ps *PerfProbes) Made() bool { return len(ps.made) > 0 }
+
+// Matching lists the probes made so far that d matches.
+func (ps *PerfProbes) Matching(d Desc) []*Probe {
+	var out []*Probe
+	for _, q := range ps.made {
+		if d.Matches(q) {
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+// IsGlob reports whether a probe description's field holds a pattern.
+func IsGlob(s string) bool { return strings.ContainsAny(s, "*?[") }
+
+// ProgramType implements Provider: perf event programs.
+func (*PerfProbes) ProgramType(Hook) ebpf.ProgramType { return ebpf.PerfEvent }
+
+// Prologue implements Provider: PerfPrologue.
+func (*PerfProbes) Prologue(h Hook, probes []*Probe, n Needs, skip string) (asm.Instructions, error) {
+	return PerfPrologue(probes[0], n), nil
+}
+
+// Guard implements Provider: each probe has its own hook.
+func (*PerfProbes) Guard(Hook, []*Probe, []*Probe, string) asm.Instructions { return nil }

@@ -21,8 +21,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/cilium/ebpf"
-	"github.com/cilium/ebpf/asm"
 	"golang.org/x/sys/unix"
 
 	"github.com/sonde-trace/sonde/internal/provider"
@@ -188,9 +186,9 @@ func (s Spec) Hook(name string) provider.Hook {
 
 // Provider is the cpc provider.
 type Provider struct {
-	mu      sync.Mutex
-	created []*provider.Probe
-	counts  map[Event]error // whether the kernel counts an event: nil, it does
+	mu sync.Mutex
+	provider.PerfProbes
+	counts map[Event]error // whether the kernel counts an event: nil, it does
 }
 
 // Name implements provider.Provider.
@@ -229,25 +227,16 @@ func (p *Provider) counted(e Event) error {
 }
 
 func (p *Provider) probe(name string) (*provider.Probe, error) {
-	for _, q := range p.created {
-		if q.Name == name {
-			return q, nil
+	return p.Named("cpc", name, func() (provider.Hook, error) {
+		s, err := Parse(name)
+		if err != nil {
+			return provider.Hook{}, err
 		}
-	}
-	s, err := Parse(name)
-	if err != nil {
-		return nil, err
-	}
-	if err := p.counted(s.Event); err != nil {
-		return nil, err
-	}
-	q := &provider.Probe{
-		ID: uint32(len(p.created)), Provider: "cpc", Name: name,
-		Args: []provider.Arg{{Type: "uintptr_t", Name: "pc"}, {Type: "uintptr_t", Name: "upc"}},
-		Hook: s.Hook(name),
-	}
-	p.created = append(p.created, q)
-	return q, nil
+		if err := p.counted(s.Event); err != nil {
+			return provider.Hook{}, err
+		}
+		return s.Hook(name), nil
+	})
 }
 
 // Probes implements provider.Provider. As in DTrace, no cpc probe exists
@@ -258,31 +247,12 @@ func (p *Provider) Probes(d provider.Desc) ([]*provider.Probe, error) {
 	if !provider.Glob(d.Provider, "cpc") || (d.Module != "" && d.Module != "*") || (d.Function != "" && d.Function != "*") {
 		return nil, nil
 	}
-	if d.Provider == "cpc" && d.Name != "" && !strings.ContainsAny(d.Name, "*?[") {
+	if d.Provider == "cpc" && d.Name != "" && !provider.IsGlob(d.Name) {
 		q, err := p.probe(d.Name)
 		if err != nil {
 			return nil, err
 		}
 		return []*provider.Probe{q}, nil
 	}
-	var out []*provider.Probe
-	for _, q := range p.created {
-		if d.Matches(q) {
-			out = append(out, q)
-		}
-	}
-	return out, nil
-}
-
-// ProgramType implements provider.Provider.
-func (*Provider) ProgramType(provider.Hook) ebpf.ProgramType { return ebpf.PerfEvent }
-
-// Prologue implements provider.Provider.
-func (*Provider) Prologue(h provider.Hook, probes []*provider.Probe, n provider.Needs, skip string) (asm.Instructions, error) {
-	return provider.PerfPrologue(probes[0], n), nil
-}
-
-// Guard implements provider.Provider: each cpc probe has its own hook.
-func (*Provider) Guard(provider.Hook, []*provider.Probe, []*provider.Probe, string) asm.Instructions {
-	return nil
+	return p.Matching(d), nil
 }

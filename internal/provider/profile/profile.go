@@ -10,9 +10,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/cilium/ebpf"
-	"github.com/cilium/ebpf/asm"
-
 	"github.com/sonde-trace/sonde/internal/provider"
 )
 
@@ -22,8 +19,8 @@ const MaxProbes = 1 << 20
 
 // Provider is the profile provider.
 type Provider struct {
-	mu      sync.Mutex
-	created []*provider.Probe
+	mu sync.Mutex
+	provider.PerfProbes
 }
 
 // The probes listed before any is asked for, as DTrace lists them.
@@ -81,22 +78,10 @@ func Period(name string) (period uint64, allCPU bool, err error) {
 }
 
 func (p *Provider) probe(name string) (*provider.Probe, error) {
-	for _, q := range p.created {
-		if q.Name == name {
-			return q, nil
-		}
-	}
-	period, all, err := Period(name)
-	if err != nil {
-		return nil, err
-	}
-	q := &provider.Probe{
-		ID: uint32(len(p.created)), Provider: "profile", Name: name,
-		Args: []provider.Arg{{Type: "uintptr_t", Name: "pc"}, {Type: "uintptr_t", Name: "upc"}},
-		Hook: provider.Hook{Kind: provider.HookPerf, Name: name, Period: period, AllCPU: all},
-	}
-	p.created = append(p.created, q)
-	return q, nil
+	return p.Named("profile", name, func() (provider.Hook, error) {
+		period, all, err := Period(name)
+		return provider.Hook{Kind: provider.HookPerf, Name: name, Period: period, AllCPU: all}, err
+	})
 }
 
 // Probes implements provider.Provider. A name that is not a glob creates
@@ -107,14 +92,14 @@ func (p *Provider) Probes(d provider.Desc) ([]*provider.Probe, error) {
 	if !provider.Glob(d.Provider, "profile") || (d.Module != "" && d.Module != "*") || (d.Function != "" && d.Function != "*") {
 		return nil, nil
 	}
-	if len(p.created) == 0 {
+	if !p.Made() {
 		for _, n := range standard {
 			if _, err := p.probe(n); err != nil {
 				return nil, err
 			}
 		}
 	}
-	if d.Name != "" && !strings.ContainsAny(d.Name, "*?[") {
+	if d.Name != "" && !provider.IsGlob(d.Name) {
 		if !strings.HasPrefix(d.Name, "profile-") && !strings.HasPrefix(d.Name, "tick-") {
 			return nil, nil
 		}
@@ -124,26 +109,7 @@ func (p *Provider) Probes(d provider.Desc) ([]*provider.Probe, error) {
 		}
 		return []*provider.Probe{q}, nil
 	}
-	var out []*provider.Probe
-	for _, q := range p.created {
-		if d.Matches(q) {
-			out = append(out, q)
-		}
-	}
-	return out, nil
-}
-
-// ProgramType implements provider.Provider.
-func (*Provider) ProgramType(provider.Hook) ebpf.ProgramType { return ebpf.PerfEvent }
-
-// Prologue implements provider.Provider.
-func (*Provider) Prologue(h provider.Hook, probes []*provider.Probe, n provider.Needs, skip string) (asm.Instructions, error) {
-	return provider.PerfPrologue(probes[0], n), nil
-}
-
-// Guard implements provider.Provider: each profile probe has its own hook.
-func (*Provider) Guard(provider.Hook, []*provider.Probe, []*provider.Probe, string) asm.Instructions {
-	return nil
+	return p.Matching(d), nil
 }
 
 // Attributes implements provider.Attributed: illumos's for profile.

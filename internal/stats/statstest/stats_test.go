@@ -265,7 +265,7 @@ func TestIOOpsExact(t *testing.T) {
 	// A disk of this test's own (a loop device): io:::start fires in the
 	// thread that dispatches the device's queue, which on a disk shared
 	// with other writers is now and then another's (docs/providers.md).
-	loop := loopDevice(t)
+	loop := testenv.LoopDevice(t)
 	dev := filepath.Base(loop)
 	work := func() error {
 		return run(dd, "if=/dev/zero", "of="+loop, "bs=4096", "count="+strconv.Itoa(n), "oflag=direct", "status=none")
@@ -278,23 +278,6 @@ func TestIOOpsExact(t *testing.T) {
 	if got := collect(t, spec, work); got[""] < n {
 		t.Errorf("%s: %v, want at least %d writes", spec, got, n)
 	}
-}
-
-// loopDevice attaches a 4 MiB file of the test's as a loop device, the
-// test's own disk, and returns its path (/dev/loopN).
-func loopDevice(t *testing.T) string {
-	t.Helper()
-	img := filepath.Join(t.TempDir(), "disk.img")
-	if err := os.WriteFile(img, make([]byte, 4<<20), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	out, err := exec.Command("losetup", "--find", "--show", img).CombinedOutput()
-	if err != nil {
-		t.Fatalf("losetup: %v: %s", err, out)
-	}
-	loop := strings.TrimSpace(string(out))
-	t.Cleanup(func() { exec.Command("losetup", "-d", loop).Run() })
-	return loop
 }
 
 // TestProcExecExact: N execs of a program are N exec-success.
