@@ -37,7 +37,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"syscall"
 	"time"
 
@@ -164,34 +163,12 @@ func run(b *bench, write, storeBench bool) error {
 	text := b.markdown(fp, cs)
 	fmt.Print(text)
 	if write {
-		return writeSection(filepath.Join(b.root, "BENCHMARKS.md"), text)
+		path := filepath.Join(b.root, "BENCHMARKS.md")
+		if err := benchutil.WriteSection(path, "agent", text); err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stderr, "bench/agent: wrote %s\n", path)
+		return nil
 	}
-	return nil
-}
-
-// Markers around this harness's section of BENCHMARKS.md: -write replaces
-// what lies between them (or appends the section), and leaves the rest.
-const (
-	sectionStart = "<!-- section: bench/agent -->"
-	sectionEnd   = "<!-- end: bench/agent -->"
-)
-
-func writeSection(path, text string) error {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	doc := string(data)
-	section := sectionStart + "\n" + text + sectionEnd + "\n"
-	i, j := strings.Index(doc, sectionStart), strings.Index(doc, sectionEnd)
-	if i >= 0 && j > i {
-		doc = doc[:i] + section + strings.TrimPrefix(doc[j+len(sectionEnd):], "\n")
-	} else {
-		doc = strings.TrimRight(doc, "\n") + "\n\n" + section
-	}
-	if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
-		return err
-	}
-	fmt.Fprintf(os.Stderr, "bench/agent: wrote %s\n", path)
 	return nil
 }

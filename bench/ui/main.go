@@ -338,7 +338,7 @@ func run() error {
 	text := rep.markdown()
 	fmt.Print(text)
 	if *write {
-		return writeSection(filepath.Join(root, "BENCHMARKS.md"), text)
+		return benchutil.WriteSection(filepath.Join(root, "BENCHMARKS.md"), "ui", text)
 	}
 	return nil
 }
@@ -467,26 +467,4 @@ func (r report) markdown() string {
 		"and varies from run to run: the first renders' range shows it. Live, the page's own work is the redraw a\n"+
 		"second in the table; the late frames are when the machine is busiest.\n\n")
 	return b.String()
-}
-
-// Markers around this harness's section of BENCHMARKS.md.
-const (
-	sectionStart = "<!-- section: bench/ui -->"
-	sectionEnd   = "<!-- end: bench/ui -->"
-)
-
-func writeSection(path, text string) error {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	doc := string(data)
-	section := sectionStart + "\n" + text + sectionEnd + "\n"
-	i, j := strings.Index(doc, sectionStart), strings.Index(doc, sectionEnd)
-	if i >= 0 && j > i {
-		doc = doc[:i] + section + strings.TrimPrefix(doc[j+len(sectionEnd):], "\n")
-	} else {
-		doc = strings.TrimRight(doc, "\n") + "\n\n" + section
-	}
-	return os.WriteFile(path, []byte(doc), 0o644)
 }

@@ -92,3 +92,24 @@ func RunLoop(loop string, calls, cpu int) (float64, error) {
 	}
 	return strconv.ParseFloat(strings.TrimSpace(string(out)), 64)
 }
+
+// WriteSection replaces the section of the Markdown file path that
+// harness owns, between "<!-- section: bench/HARNESS -->" and
+// "<!-- end: bench/HARNESS -->", with text, leaving the rest as it is; a
+// file without the section gets it appended.
+func WriteSection(path, harness, text string) error {
+	start, end := "<!-- section: bench/"+harness+" -->", "<!-- end: bench/"+harness+" -->"
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	doc := string(data)
+	section := start + "\n" + text + end + "\n"
+	i, j := strings.Index(doc, start), strings.Index(doc, end)
+	if i >= 0 && j > i {
+		doc = doc[:i] + section + strings.TrimPrefix(doc[j+len(end):], "\n")
+	} else {
+		doc = strings.TrimRight(doc, "\n") + "\n\n" + section
+	}
+	return os.WriteFile(path, []byte(doc), 0o644)
+}
