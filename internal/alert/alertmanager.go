@@ -1,11 +1,7 @@
 package alert
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -121,26 +117,7 @@ func amAlertOf(it Item, n Notice, now time.Time) amAlert {
 }
 
 func (s alertmanagerSender) send(ctx context.Context, n Notice) error {
-	b, err := json.Marshal([]amAlert{amAlertOf(s.it, n, s.now())})
-	if err != nil {
-		return err
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.it.URL+"/api/v2/alerts", bytes.NewReader(b))
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("User-Agent", "sonded")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-	if resp.StatusCode/100 != 2 {
-		return fmt.Errorf("%s/api/v2/alerts answered %s: %s", s.it.URL, resp.Status, strings.TrimSpace(string(msg)))
-	}
-	return nil
+	return postJSON(ctx, s.it.URL+"/api/v2/alerts", []amAlert{amAlertOf(s.it, n, s.now())})
 }
 
 // resend is a posted alert that an alertmanager item sends again while it

@@ -52,12 +52,16 @@ func (e *Engine) handler(action string, it Item) (sender, error) {
 // webhook POSTs the notice as JSON; any status but 2xx is a failure.
 type webhook struct{ url string }
 
-func (w webhook) send(ctx context.Context, n Notice) error {
-	b, err := json.Marshal(n)
+func (w webhook) send(ctx context.Context, n Notice) error { return postJSON(ctx, w.url, n) }
+
+// postJSON POSTs v as JSON to url, as sonded; any status but 2xx is a
+// failure, with the start of what the server said.
+func postJSON(ctx context.Context, url string, v any) error {
+	b, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.url, bytes.NewReader(b))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(b))
 	if err != nil {
 		return err
 	}
@@ -70,7 +74,7 @@ func (w webhook) send(ctx context.Context, n Notice) error {
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
 	if resp.StatusCode/100 != 2 {
-		return fmt.Errorf("%s answered %s: %s", w.url, resp.Status, strings.TrimSpace(string(body)))
+		return fmt.Errorf("%s answered %s: %s", url, resp.Status, strings.TrimSpace(string(body)))
 	}
 	return nil
 }
