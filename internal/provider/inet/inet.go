@@ -477,3 +477,23 @@ func sentBy() asm.Instructions {
 	insns = append(insns, tcpSock()...)
 	return append(insns, asm.Mov.Imm(asm.R0, 0).WithSymbol("wire_nosk"))
 }
+
+// WireProbes are a provider's send and receive probes on the devices'
+// tracepoints (net_dev_start_xmit, netif_receive_skb), with args.
+func WireProbes(args []provider.Arg) []provider.HookProbe {
+	return []provider.HookProbe{
+		{Name: "send", Tracepoint: "net_dev_start_xmit", Args: args},
+		{Name: "receive", Tracepoint: "netif_receive_skb", Args: args},
+	}
+}
+
+// WirePrologue is the prologue of a WireProbes probe: the packet a device
+// is given (send) or hands up (receive), of protocol proto (0: any).
+func WirePrologue(probes []*provider.Probe, proto int32, n provider.Needs, skip string) asm.Instructions {
+	pr := probes[0]
+	insns := provider.PrologueStart(pr.ID)
+	if pr.Name == "send" {
+		return append(insns, Wire(true, 1, proto, n.AnyArg(), skip)...)
+	}
+	return append(insns, Wire(false, -1, proto, n.AnyArg(), skip)...)
+}

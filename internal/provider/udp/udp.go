@@ -32,10 +32,7 @@ var args = []provider.Arg{
 	inet.Arg("struct sk_buff *", inet.UdpinfoT),
 }
 
-var defs = []provider.HookProbe{
-	{Name: "send", Tracepoint: "net_dev_start_xmit", Args: args},
-	{Name: "receive", Tracepoint: "netif_receive_skb", Args: args},
-}
+var defs = inet.WireProbes(args)
 
 // NumLocal is the number of probe IDs the provider uses.
 func NumLocal() uint32 { return uint32(len(defs)) }
@@ -47,12 +44,7 @@ func (p Provider) Probes(d provider.Desc) ([]*provider.Probe, error) {
 
 // Prologue implements provider.Provider.
 func (Provider) Prologue(h provider.Hook, probes []*provider.Probe, n provider.Needs, skip string) (asm.Instructions, error) {
-	pr := probes[0]
-	insns := provider.PrologueStart(pr.ID)
-	if pr.Name == "send" {
-		return append(insns, inet.Wire(true, 1, inet.ProtoUDP, n.AnyArg(), skip)...), nil
-	}
-	return append(insns, inet.Wire(false, -1, inet.ProtoUDP, n.AnyArg(), skip)...), nil
+	return inet.WirePrologue(probes, inet.ProtoUDP, n, skip), nil
 }
 
 // Attributes implements provider.Attributed: illumos's for udp.
