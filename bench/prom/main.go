@@ -100,6 +100,24 @@ func fill(dir string, datasets, keys, seconds int, start time.Time) (*source, er
 	return src, nil
 }
 
+// appendSecond appends the next second of every dataset, key k counting
+// 1+k, and makes it sampled.
+func (s *source) appendSecond(keys int) error {
+	var batch []store.Sample
+	for _, d := range s.datasets {
+		sec := analytics.Second{Time: s.end, Samples: 1}
+		for k := 0; k < keys; k++ {
+			sec.Rows = append(sec.Rows, analytics.Row{Key: []string{"call" + strconv.Itoa(k)}, Value: int64(1 + k)})
+		}
+		batch = append(batch, store.Sample{Dataset: d.Name, Second: sec})
+	}
+	if err := s.db.AppendBatch(batch); err != nil {
+		return err
+	}
+	s.end = s.end.Add(time.Second)
+	return nil
+}
+
 // reopen closes the store written without fsync and opens it as sonded
 // does.
 func (s *source) reopen(dir string) error {
@@ -219,19 +237,9 @@ func remoteWrite() error {
 	req0 := st.Requests
 	c0, t0 = cpu(), time.Now()
 	for i := 0; i < live; i++ {
-		at := src.end
-		var batch []store.Sample
-		for _, d := range src.datasets {
-			sec := analytics.Second{Time: at, Samples: 1}
-			for k := 0; k < keys; k++ {
-				sec.Rows = append(sec.Rows, analytics.Row{Key: []string{"call" + strconv.Itoa(k)}, Value: int64(1 + k)})
-			}
-			batch = append(batch, store.Sample{Dataset: d.Name, Second: sec})
-		}
-		if err := src.db.AppendBatch(batch); err != nil {
+		if err := src.appendSecond(keys); err != nil {
 			return err
 		}
-		src.end = at.Add(time.Second)
 		if _, err := w.Step(ctx); err != nil {
 			return err
 		}
@@ -263,19 +271,9 @@ func scrape() error {
 	// then give it seconds after that origin, each key in each
 	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/metrics", nil))
 	for i := 0; i < 3; i++ {
-		at := src.end
-		var batch []store.Sample
-		for _, d := range src.datasets {
-			sec := analytics.Second{Time: at, Samples: 1}
-			for k := 0; k < keys; k++ {
-				sec.Rows = append(sec.Rows, analytics.Row{Key: []string{"call" + strconv.Itoa(k)}, Value: int64(1 + k)})
-			}
-			batch = append(batch, store.Sample{Dataset: d.Name, Second: sec})
-		}
-		if err := src.db.AppendBatch(batch); err != nil {
+		if err := src.appendSecond(keys); err != nil {
 			return err
 		}
-		src.end = at.Add(time.Second)
 	}
 	for _, f := range []struct{ name, accept string }{
 		{"text", "text/plain"},
