@@ -25,15 +25,8 @@ func (g *gen) copyToScratch(x *ast.CallExpr, srcArg, sizeArg, dstArg int, fn asm
 	g.expr(x.Args[srcArg])
 	src := g.push()
 	g.expr(x.Args[dstArg])
-	// Addresses as plain numbers: through scratch memory, which keeps no
-	// pointer types, so that dest - scratch is a number to bound.
+	g.scratchOffset(tmp)
 	g.emit(
-		asm.StoreMem(rS, tmp, asm.R0, asm.DWord),
-		asm.LoadMem(regTmp, rS, tmp, asm.DWord),
-		asm.StoreMem(rS, tmp, rS, asm.DWord),
-		asm.LoadMem(asm.R1, rS, tmp, asm.DWord),
-		asm.Mov.Reg(asm.R2, regTmp),
-		asm.Sub.Reg(asm.R2, asm.R1),
 		asm.LoadMem(asm.R3, asm.R10, size, asm.DWord),
 	)
 	g.clamp(asm.R3, 1, maxRuntimeSize)
@@ -68,11 +61,8 @@ func (g *gen) copyout(x *ast.CallExpr) {
 	size := g.runtimeSize(x.Args[2].Pos())
 	buf := g.temp(maxRuntimeSize)
 	g.expr(x.Args[0])
+	g.readInto(buf)
 	g.emit(
-		asm.Mov.Reg(regTmp, asm.R0),
-		asm.Mov.Reg(asm.R3, asm.R0),
-		asm.Mov.Reg(asm.R1, rS),
-		asm.Add.Imm(asm.R1, int32(buf)),
 		asm.LoadMem(asm.R2, asm.R10, size, asm.DWord),
 	)
 	g.clamp(asm.R2, 1, maxRuntimeSize)
@@ -155,4 +145,31 @@ func (g *gen) chill(x *ast.CallExpr) {
 			)
 		})
 	}
+}
+
+// scratchOffset puts the address in R0 in regTmp and its offset from the
+// start of scratch memory in R2 (R1 the start), as plain numbers: through
+// scratch memory at tmp, which keeps no pointer types, so that the offset
+// is a number to bound.
+func (g *gen) scratchOffset(tmp int16) {
+	g.emit(
+		asm.StoreMem(rS, tmp, asm.R0, asm.DWord),
+		asm.LoadMem(regTmp, rS, tmp, asm.DWord),
+		asm.StoreMem(rS, tmp, rS, asm.DWord),
+		asm.LoadMem(asm.R1, rS, tmp, asm.DWord),
+		asm.Mov.Reg(asm.R2, regTmp),
+		asm.Sub.Reg(asm.R2, asm.R1),
+	)
+}
+
+// readInto sets up a read (bpf_probe_read_*) of the address in R0 into
+// scratch memory at off: R3 the source, also in regTmp for a fault's
+// report, and R1 the destination; the size, in R2, is the caller's.
+func (g *gen) readInto(off int) {
+	g.emit(
+		asm.Mov.Reg(regTmp, asm.R0),
+		asm.Mov.Reg(asm.R3, asm.R0),
+		asm.Mov.Reg(asm.R1, rS),
+		asm.Add.Imm(asm.R1, int32(off)),
+	)
 }

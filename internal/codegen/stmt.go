@@ -379,11 +379,8 @@ func (g *gen) copyin(x *ast.CallExpr) {
 		s := g.runtimeSize(x.Args[1].Pos())
 		off := g.temp(maxRuntimeSize + 8)
 		g.expr(x.Args[0])
+		g.readInto(off)
 		g.emit(
-			asm.Mov.Reg(regTmp, asm.R0),
-			asm.Mov.Reg(asm.R3, asm.R0),
-			asm.Mov.Reg(asm.R1, rS),
-			asm.Add.Imm(asm.R1, int32(off)),
 			asm.LoadMem(asm.R2, asm.R10, s, asm.DWord),
 		)
 		g.clamp(asm.R2, 0, maxRuntimeSize-1) // (checked: for the verifier)
@@ -403,11 +400,8 @@ func (g *gen) copyin(x *ast.CallExpr) {
 	n := int(k.Int)
 	off := g.temp(n)
 	g.expr(x.Args[0])
+	g.readInto(off)
 	g.emit(
-		asm.Mov.Reg(regTmp, asm.R0),
-		asm.Mov.Reg(asm.R3, asm.R0),
-		asm.Mov.Reg(asm.R1, rS),
-		asm.Add.Imm(asm.R1, int32(off)),
 		asm.Mov.Imm(asm.R2, int32(n)),
 		asm.FnProbeReadUser.Call(),
 	)

@@ -296,11 +296,8 @@ func (g *gen) copyinstr(x *ast.CallExpr, off, n int) {
 		}
 	}
 	g.expr(x.Args[0])
+	g.readInto(off)
 	g.emit(
-		asm.Mov.Reg(regTmp, asm.R0),
-		asm.Mov.Reg(asm.R3, asm.R0),
-		asm.Mov.Reg(asm.R1, rS),
-		asm.Add.Imm(asm.R1, int32(off)),
 		asm.Mov.Imm(asm.R2, int32(min(n, g.typeOf(x).Size))),
 	)
 	if lim != 0 {

@@ -218,14 +218,8 @@ func (g *gen) scratchStore(lv ast.Expr) {
 	g.lvalAddrOf(lv, false)
 	tmp := int16(g.temp(8))
 	bad, ok := g.label("ss_bad"), g.label("ss_ok")
+	g.scratchOffset(tmp)
 	g.emit(
-		// addresses as plain numbers, through scratch memory
-		asm.StoreMem(rS, tmp, asm.R0, asm.DWord),
-		asm.LoadMem(regTmp, rS, tmp, asm.DWord),
-		asm.StoreMem(rS, tmp, rS, asm.DWord),
-		asm.LoadMem(asm.R1, rS, tmp, asm.DWord),
-		asm.Mov.Reg(asm.R2, regTmp),
-		asm.Sub.Reg(asm.R2, asm.R1),
 		asm.JSLT.Imm(asm.R2, int32(g.tempBase), bad),
 		asm.JSGT.Imm(asm.R2, int32(g.recBase-size), bad),
 		asm.Mov.Reg(asm.R1, rS),
