@@ -228,14 +228,9 @@ func (a *API) query(w http.ResponseWriter, r *http.Request) {
 		failErr(w, err)
 		return
 	}
-	ctx, cancel, err := a.context(r)
-	if err != nil {
-		failErr(w, err)
-		return
-	}
-	defer cancel()
-	q, err := a.engine.NewInstantQuery(ctx, a.Queryable(), nil, r.FormValue("query"), ts)
-	a.run(w, ctx, q, err)
+	a.run(w, r, func(ctx context.Context) (promql.Query, error) {
+		return a.engine.NewInstantQuery(ctx, a.Queryable(), nil, r.FormValue("query"), ts)
+	})
 }
 
 func (a *API) queryRange(w http.ResponseWriter, r *http.Request) {
@@ -266,17 +261,19 @@ func (a *API) queryRange(w http.ResponseWriter, r *http.Request) {
 		failErr(w, err)
 		return
 	}
+	a.run(w, r, func(ctx context.Context) (promql.Query, error) {
+		return a.engine.NewRangeQuery(ctx, a.Queryable(), nil, r.FormValue("query"), start, end, step)
+	})
+}
+
+func (a *API) run(w http.ResponseWriter, r *http.Request, query func(context.Context) (promql.Query, error)) {
 	ctx, cancel, err := a.context(r)
 	if err != nil {
 		failErr(w, err)
 		return
 	}
 	defer cancel()
-	q, err := a.engine.NewRangeQuery(ctx, a.Queryable(), nil, r.FormValue("query"), start, end, step)
-	a.run(w, ctx, q, err)
-}
-
-func (a *API) run(w http.ResponseWriter, ctx context.Context, q promql.Query, err error) {
+	q, err := query(ctx)
 	if err != nil {
 		failErr(w, badData("%w", err))
 		return
