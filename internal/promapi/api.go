@@ -266,6 +266,8 @@ func (a *API) queryRange(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
+// run makes a query under the request's context (its timeout) and answers
+// its result, or the error.
 func (a *API) run(w http.ResponseWriter, r *http.Request, query func(context.Context) (promql.Query, error)) {
 	ctx, cancel, err := a.context(r)
 	if err != nil {
