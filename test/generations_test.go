@@ -23,15 +23,7 @@ import (
 // the agent stopped counting new pids at the 1,024th.)
 func TestGenerationsEvictKeys(t *testing.T) {
 	name, path := uniqueDD(t, "ddgen")
-	a, err := agent.New(agent.Config{Store: agent.NewMemStore(), Catalogue: stats.New(), Budget: -1,
-		AggEntries: 1024, KeyLimit: 100000})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go a.Run(ctx)
+	a := runAgent(t, agent.Config{AggEntries: 1024, KeyLimit: 100000})
 	spec := "syscall.ops[execname=" + name + "][name=write][pid]"
 	d, err := a.Create(spec, analytics.Open)
 	if err != nil {
@@ -57,7 +49,7 @@ func TestGenerationsEvictKeys(t *testing.T) {
 		time.Sleep(time.Until(next) + 20*time.Millisecond)
 	}
 	n := int(time.Since(start)/time.Second) + 2
-	wctx, wcancel := context.WithTimeout(ctx, time.Minute)
+	wctx, wcancel := context.WithTimeout(context.Background(), time.Minute)
 	defer wcancel()
 	secs, err := a.Data(wctx, d.Name, start, n, analytics.PerSecond, true)
 	if err != nil {
@@ -158,14 +150,7 @@ func TestGenerationsLoadEveryStatistic(t *testing.T) {
 // between were in both.
 func TestExportSwitchCountsOnce(t *testing.T) {
 	name, path := uniqueDD(t, "ddexp")
-	a, err := agent.New(agent.Config{Store: agent.NewMemStore(), Catalogue: stats.New(), Budget: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go a.Run(ctx)
+	a := runAgent(t, agent.Config{})
 	d, err := a.Create("syscall.latency[execname="+name+"][name=write]", analytics.Open)
 	if err != nil {
 		t.Fatal(err)
@@ -198,7 +183,7 @@ func TestExportSwitchCountsOnce(t *testing.T) {
 		break
 	}
 	n := int(time.Since(start)/time.Second) + 2
-	wctx, wcancel := context.WithTimeout(ctx, time.Minute)
+	wctx, wcancel := context.WithTimeout(context.Background(), time.Minute)
 	defer wcancel()
 	secs, err := a.Data(wctx, d.Name, start, n, analytics.PerSecond, true)
 	if err != nil {
@@ -217,4 +202,19 @@ func TestExportSwitchCountsOnce(t *testing.T) {
 		t.Errorf("%d writes counted over %d switches of scale, want %d (and at most one more per CPU a switch)", got, switches, writes)
 	}
 	t.Logf("%d switches", switches)
+}
+
+// runAgent runs an agent of the built-in catalogue on a store in memory,
+// with no budget, until the test ends.
+func runAgent(t *testing.T, cfg agent.Config) *agent.Agent {
+	t.Helper()
+	cfg.Store, cfg.Catalogue, cfg.Budget = agent.NewMemStore(), stats.New(), -1
+	a, err := agent.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(func() { cancel(); a.Close() })
+	go a.Run(ctx)
+	return a
 }
