@@ -152,9 +152,7 @@ func TestAlertsAlertmanager(t *testing.T) {
 	s := startSonded(t, t.TempDir(), "--alert-retries", "1", "--alert-backoff", "100ms")
 	name, dd := uniqueDD(t, "amd")
 	watched := "syscall.ops[execname=" + name + "]"
-	if st, body := s.call("POST", "/datasets", map[string]string{"statistic": watched}, nil); st != 201 {
-		t.Fatalf("create %s: %d %s", watched, st, body)
-	}
+	s.create(watched)
 	thID, actID := s.thresholdAction(t, map[string]any{"statname": watched, "limit": 1000, "minpost": 2, "minclear": 2,
 		"frequency": 0})
 	gone := httptest.NewServer(http.NotFoundHandler())

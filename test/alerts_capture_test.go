@@ -58,9 +58,7 @@ func TestAlertsCapture(t *testing.T) {
 
 	s := startSonded(t, t.TempDir(), "--alert-retries", "0")
 	watched := "syscall.ops[execname=" + name + "]"
-	if st, body := s.call("POST", "/datasets", map[string]string{"statistic": watched}, nil); st != 201 {
-		t.Fatalf("create %s: %d %s", watched, st, body)
-	}
+	s.create(watched)
 	_, actID := s.thresholdAction(t, map[string]any{"statname": watched, "limit": 1000, "minpost": 1, "minclear": 1,
 		"frequency": 0})
 	for _, bad := range []struct {

@@ -180,9 +180,7 @@ func TestAlertsSNMP(t *testing.T) {
 	s := startSonded(t, t.TempDir(), "--alert-retries", "0")
 	name, dd := uniqueDD(t, "snd")
 	watched := "syscall.ops[execname=" + name + "]"
-	if st, body := s.call("POST", "/datasets", map[string]string{"statistic": watched}, nil); st != 201 {
-		t.Fatalf("create %s: %d %s", watched, st, body)
-	}
+	s.create(watched)
 	thID, actID := s.thresholdAction(t, map[string]any{"statname": watched, "limit": 1000, "minpost": 2, "minclear": 2,
 		"frequency": 0})
 	for _, bad := range []struct {
@@ -272,15 +270,7 @@ func TestAlertsSNMP(t *testing.T) {
 	}
 	// The trap to a port where nothing listens failed, and says why; the
 	// others were delivered.
-	ev := s.waitEvent("with its clear traps sent", func(e alertEvent) bool {
-		n := 0
-		for _, a := range e.Attempts {
-			if a.What == "clear" {
-				n++
-			}
-		}
-		return e.ID == posted.ID && n == 2
-	})
+	ev := s.waitClears("with its clear traps sent", posted.ID, 2)
 	refused := 0
 	for _, a := range ev.Attempts {
 		switch {

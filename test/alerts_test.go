@@ -45,6 +45,20 @@ type alertEvent struct {
 
 // waitEvent polls the alert events until ok says one is as wanted (a
 // hang guard of 90 s, not a timing assertion).
+// waitClears waits until event id has n attempts of its clear.
+func (s *sonded) waitClears(what, id string, n int) alertEvent {
+	s.t.Helper()
+	return s.waitEvent(what, func(e alertEvent) bool {
+		k := 0
+		for _, a := range e.Attempts {
+			if a.What == "clear" {
+				k++
+			}
+		}
+		return e.ID == id && k == n
+	})
+}
+
 func (s *sonded) waitEvent(what string, ok func(alertEvent) bool) alertEvent {
 	s.t.Helper()
 	deadline := time.Now().Add(90 * time.Second)
@@ -223,9 +237,7 @@ func TestAlerts(t *testing.T) {
 	watched := "syscall.ops[execname=" + name + "]"
 	drill := "syscall.ops[execname=" + name + "][name]"
 	for _, spec := range []string{watched, drill} {
-		if st, body := s.call("POST", "/datasets", map[string]string{"statistic": spec}, nil); st != 201 {
-			t.Fatalf("create %s: %d %s", spec, st, body)
-		}
+		s.create(spec)
 	}
 	if st, body := s.call("PUT", datasetPath(drill), map[string]bool{"suspended": true}, nil); st >= 300 {
 		t.Fatalf("suspend: %d %s", st, body)
@@ -326,15 +338,7 @@ func TestAlerts(t *testing.T) {
 
 	// Every action's attempts: delivered, except the hanging webhook's,
 	// failed at its timeout.
-	final := s.waitEvent("with its clear actions done", func(e alertEvent) bool {
-		n := 0
-		for _, a := range e.Attempts {
-			if a.What == "clear" {
-				n++
-			}
-		}
-		return e.ID == posted.ID && n == 5
-	})
+	final := s.waitClears("with its clear actions done", posted.ID, 5)
 	hung := 0
 	for _, a := range final.Attempts {
 		switch {

@@ -120,6 +120,14 @@ func (s *sonded) call(method, path string, body any, out any) (int, string) {
 	return resp.StatusCode, string(b)
 }
 
+// create creates the dataset spec, archived, or fails the test.
+func (s *sonded) create(spec string) {
+	s.t.Helper()
+	if st, body := s.call("POST", "/datasets", map[string]string{"statistic": spec}, nil); st != 201 {
+		s.t.Fatalf("create %s: %d %s", spec, st, body)
+	}
+}
+
 // datasetPath is the URL path of a dataset, its name escaped.
 func datasetPath(name string) string { return "/datasets/" + url.PathEscape(name) }
 
@@ -225,9 +233,7 @@ func TestSonded(t *testing.T) {
 	// then another writer's (docs/providers.md).
 	ioName, iodd := uniqueDD(t, "sio")
 	ioSpec := "io.ops[execname=" + ioName + "][op]"
-	if st, body := s.call("POST", "/datasets", map[string]string{"statistic": ioSpec}, nil); st != 201 {
-		t.Fatalf("create %s: %d %s", ioSpec, st, body)
-	}
+	s.create(ioSpec)
 	file := testenv.LoopDevice(t)
 	now := time.Now()
 	time.Sleep(now.Truncate(time.Second).Add(time.Second + 100*time.Millisecond).Sub(now)) // as runDD

@@ -29,9 +29,7 @@ func TestUIAlerts(t *testing.T) {
 	s := startSonded(t, t.TempDir(), "--budget", "-1", "--alert-backoff", "100ms", "--alert-retries", "1")
 	name, dd := uniqueDD(t, "uialdd")
 	watched := "syscall.ops[execname=" + name + "]"
-	if st, body := s.call("POST", "/datasets", map[string]string{"statistic": watched}, nil); st != 201 {
-		t.Fatalf("create %s: %d %s", watched, st, body)
-	}
+	s.create(watched)
 	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
 	defer hook.Close()
 	thID, actID := s.thresholdAction(t, map[string]any{"statname": watched, "limit": 1000, "type": "normal",
