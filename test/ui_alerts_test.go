@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -22,10 +21,7 @@ import (
 // dd stopped, the event shows cleared. Screenshots in both themes go to
 // $SONDE_UI_SCREENSHOTS (a temporary directory when unset).
 func TestUIAlerts(t *testing.T) {
-	shots := os.Getenv("SONDE_UI_SCREENSHOTS")
-	if shots == "" {
-		shots = t.TempDir()
-	}
+	shots := screenshotDir(t)
 	s := startSonded(t, t.TempDir(), "--budget", "-1", "--alert-backoff", "100ms", "--alert-retries", "1")
 	name, dd := uniqueDD(t, "uialdd")
 	watched := "syscall.ops[execname=" + name + "]"

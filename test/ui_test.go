@@ -29,6 +29,15 @@ import (
 	"github.com/gobwas/ws/wsutil"
 )
 
+// screenshotDir is where the UI tests put their screenshots:
+// $SONDE_UI_SCREENSHOTS, or a temporary directory when it is unset.
+func screenshotDir(t *testing.T) string {
+	if d := os.Getenv("SONDE_UI_SCREENSHOTS"); d != "" {
+		return d
+	}
+	return t.TempDir()
+}
+
 // The web UI in real Chromium against a real agent tracing a real dd: a
 // worksheet is created, a syscall-ops chart updates live, clicking the
 // dd's legend entry and choosing "name" makes a drill-down dataset whose
@@ -40,10 +49,7 @@ import (
 // of each view go to $SONDE_UI_SCREENSHOTS (a temporary directory when
 // unset).
 func TestUI(t *testing.T) {
-	shots := os.Getenv("SONDE_UI_SCREENSHOTS")
-	if shots == "" {
-		shots = t.TempDir()
-	}
+	shots := screenshotDir(t)
 	// No budget: on a busy machine syscall.latency may cost more than the
 	// default 5% of a CPU, and its auto-suspension would stop the heat map.
 	s := startSonded(t, t.TempDir(), "--budget", "-1")
@@ -359,10 +365,7 @@ func checkAgentHas(t *testing.T, s *sonded, name, predicate string) {
 // rectangle (by key too) and a flame graph's total. Screenshots go to
 // $SONDE_UI_SCREENSHOTS as in TestUI.
 func TestUIAnalysis(t *testing.T) {
-	shots := os.Getenv("SONDE_UI_SCREENSHOTS")
-	if shots == "" {
-		shots = t.TempDir()
-	}
+	shots := screenshotDir(t)
 	s := startSonded(t, t.TempDir(), "--budget", "-1")
 	name, dd := uniqueDD(t, "uiandd")
 	writeLoop(t, dd)
@@ -785,10 +788,7 @@ func TestUIFirefox(t *testing.T) {
 	if err != nil {
 		t.Fatalf("firefox-esr is needed (Debian's firefox-esr package; .ci/run installs it): %v", err)
 	}
-	shots := os.Getenv("SONDE_UI_SCREENSHOTS")
-	if shots == "" {
-		shots = t.TempDir()
-	}
+	shots := screenshotDir(t)
 	s := startSonded(t, t.TempDir(), "--budget", "-1")
 	name, dd := uniqueDD(t, "uiffdd")
 	writeLoop(t, dd)
