@@ -468,7 +468,7 @@ func TestUIAnalysis(t *testing.T) {
 	b.run(chromedp.Click(heat+" input.crop", chromedp.ByQuery))
 	var crop []float64
 	b.run(chromedp.Evaluate(`(() => { const c = document.querySelector('`+heat+` canvas.heatmap'), g = sondeUI.sheet.panels.get("syscall.latency").view.g;
-		let total = 0; for (const col of g.cols) if (col) for (const n of col.values()) total += n;
+		let total = 0; for (const n of g.counts) total += n;
 		return [Number(c.dataset.rows), Number(c.dataset.allRows), Number(c.dataset.dropped), total]; })()`, &crop))
 	if crop[0] > crop[1] || crop[2]*1000 > crop[3] || crop[3] == 0 {
 		t.Errorf("crop outliers: rows kept, all rows, events dropped, events: %v", crop)
@@ -533,6 +533,33 @@ func TestUIAnalysis(t *testing.T) {
 	}
 	if len(reopened[0]) != 60 || len(agentTotal) == 0 {
 		t.Errorf("reopened at %s: %d seconds drawn, the agent has %d", paused, len(reopened[0]), len(agentTotal))
+	}
+	// The first reads were asked by boot.js before the app had loaded, and
+	// the app took them: each panel's description and window asked once.
+	var asked struct {
+		Panels int            `json:"panels"`
+		Taken  int            `json:"taken"`
+		Paths  map[string]int `json:"paths"`
+	}
+	b.run(chromedp.Evaluate(`(() => { const paths = {};
+		for (const e of performance.getEntriesByType("resource")) if (e.name.includes("/api/analytics/v1/datasets/")) { const p = new URL(e.name).pathname + new URL(e.name).search; paths[p] = (paths[p] || 0) + 1; }
+		return { panels: sondeUI.sheet.panels.size, taken: window.sondeEarlyTaken, paths }; })()`, &asked))
+	var data, descs int
+	for p, n := range asked.Paths {
+		if n != 1 {
+			t.Errorf("reopened at %s: %s asked %d times", paused, p, n)
+		}
+		if strings.Contains(p, "/data?") {
+			data++
+		} else {
+			descs++
+		}
+	}
+	if asked.Taken < 2*asked.Panels {
+		t.Errorf("reopened at %s: the app took %d of boot.js's answers, for %d panels", paused, asked.Taken, asked.Panels)
+	}
+	if asked.Panels == 0 || data != asked.Panels || descs != asked.Panels {
+		t.Errorf("reopened at %s: %d panels, %d data reads and %d descriptions asked: %v", paused, asked.Panels, data, descs, asked.Paths)
 	}
 	// Forward to now, then back: the paused window again.
 	b.run(chromedp.Click("#t-now", chromedp.ByQuery))

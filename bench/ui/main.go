@@ -381,6 +381,21 @@ func printProfile(p *profiler.Profile) {
 	for _, k := range keys[:min(15, len(keys))] {
 		fmt.Fprintf(os.Stderr, "%8.1f ms  %s\n", self[k], k)
 	}
+	// The lines that took the most samples (an unminified bundle names them).
+	ticks := map[string]int64{}
+	for _, n := range p.Nodes {
+		for _, t := range n.PositionTicks {
+			ticks[fmt.Sprintf("%s line %d", name[n.ID], t.Line)] += t.Ticks
+		}
+	}
+	lines := make([]string, 0, len(ticks))
+	for k := range ticks {
+		lines = append(lines, k)
+	}
+	sort.Slice(lines, func(i, j int) bool { return ticks[lines[i]] > ticks[lines[j]] })
+	for _, k := range lines[:min(10, len(lines))] {
+		fmt.Fprintf(os.Stderr, "%8d samples  %s\n", ticks[k], k)
+	}
 }
 
 // waitFor evaluates expr until it is not negative (a minute at most).

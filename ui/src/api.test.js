@@ -75,3 +75,22 @@ test('a live update merges columns as the intervals would merge', async () => {
   assert.ok(!later.buckets.some((x) => x.min === 8));
   assert.deepEqual(later.t, [12, 13, 14, 15]);
 });
+
+test('the answers boot.js asked are taken once, during the first view', async () => {
+  const { early, endEarly } = await import('./api.js');
+  const answer = Promise.resolve('worksheet');
+  globalThis.window = { sondeEarly: { answers: new Map([['/worksheets/w1', answer]]), booting: true } };
+  try {
+    assert.equal(early('/worksheets/w1'), answer);
+    assert.equal(early('/worksheets/w1'), null); // taken
+    // Asked by the app while boot.js still asks: marked, not asked again.
+    assert.equal(early('/statistics'), null);
+    assert.ok(window.sondeEarly.answers.has('/statistics'));
+    window.sondeEarly.booting = false;
+    window.sondeEarly.answers.set('/datasets/x', answer);
+    endEarly(); // the first view is drawn: what it did not take is dropped
+    assert.equal(early('/datasets/x'), null);
+  } finally {
+    delete globalThis.window;
+  }
+});

@@ -69,15 +69,25 @@ export class Chart {
     // most of an hour's first render (bench/ui), and at one interval a
     // pixel or less the outlines are not seen apart from the fills.
     this.dense = xs.length > Math.max(200, this.host.clientWidth);
-    const sig = (this.stacked ? 's' : 'l') + (this.dense ? 'd' : '') + s.entries.map((e) => e.key).join('\u0000');
+    // A series' colour is its rank's (series.js), so a new ranking of
+    // the keys only relabels the series: the chart is made again only
+    // when their number, the mode or "other" changes (making it each
+    // second, as live rankings change, cost frames).
+    const last = s.entries[s.entries.length - 1];
+    const sig = (this.stacked ? 's' : 'l') + (this.dense ? 'd' : '') + s.entries.length + (last && last.other ? 'o' : '');
     const data = [s.xs];
     const ys = this.hasBreakdowns ? (this.stacked ? stack(s) : s.entries.map((e) => e.values)) : [s.total];
     // uPlot draws series in order: for a stack draw the tallest first.
     const order = this.stacked ? ys.map((_, i) => ys.length - 1 - i) : ys.map((_, i) => i);
     for (const i of order) data.push(ys[i]);
     this.order = order;
-    if (!this.u || sig !== this.sig) this.create(data, order);
-    else this.u.setData(data);
+    if (!this.u || sig !== this.sig) {
+      this.create(data, order);
+    } else {
+      if (this.hasBreakdowns) order.forEach((i, j) => { this.u.series[j + 1].label = s.entries[i].key; });
+      this.u.setData(data);
+      if (this.hl !== undefined && this.hl !== null) this.highlight(this.hl);
+    }
     this.sig = sig;
   }
 
@@ -121,6 +131,7 @@ export class Chart {
 
   // highlight focuses the series of key (null: none).
   highlight(key) {
+    this.hl = key;
     if (!this.u) return;
     const i = key === null ? -1 : this.u.series.findIndex((se, j) => j > 0 && se.label === key);
     this.u.setSeries(i > 0 ? i : null, { focus: i > 0 });

@@ -55,25 +55,52 @@ export function palette32(dark, bg) {
 }
 
 // grid turns a compact answer (api.js getColumns: t the intervals'
-// starts in seconds) into columns over xs (a Map of bucket to count, null
-// where no interval) and the rows (buckets, by their lower bound) that
-// have any count in the window.
+// starts in seconds) into a dense grid over xs: the rows are the buckets
+// (by their lower bound) that have any count in the window, and counts
+// holds cell (x, y) at x * rows.length + y (typed, not a Map a column: a
+// day of minutes is 57,600 cells, drawn at first paint). present marks
+// the columns that had an interval. Two buckets with one lower bound
+// (a dataset whose scale changed) add up in one row.
 export function grid(xs, c) {
-  const index = new Map(xs.map((x, i) => [x, i]));
-  const rows = new Map(); // min -> max
-  const cols = xs.map(() => null);
-  const at = c.t.map((t) => index.get(t));
-  for (const j of at) if (j !== undefined) cols[j] = new Map();
+  const index = new Map();
+  for (let i = 0; i < xs.length; i++) index.set(xs[i], i);
+  const n = c.t.length;
+  const at = new Int32Array(n);
+  const present = new Uint8Array(xs.length);
+  for (let i = 0; i < n; i++) {
+    const j = index.get(c.t[i]);
+    at[i] = j === undefined ? -1 : j;
+    if (j !== undefined) present[j] = 1;
+  }
+  const rowMax = new Map(); // min -> max, of the buckets with a count
+  const used = [];
   for (const b of c.buckets || []) {
-    for (let i = 0; i < at.length; i++) {
-      const n = b.count[i];
-      if (at[i] === undefined || !n) continue;
-      cols[at[i]].set(b.min, n);
-      rows.set(b.min, b.max);
+    let any = false;
+    for (let i = 0; i < n; i++) if (at[i] >= 0 && b.count[i]) { any = true; break; }
+    if (!any) continue;
+    used.push(b);
+    // The wider bucket's upper bound (undefined: the open last bucket).
+    const prev = rowMax.get(b.min);
+    if (!rowMax.has(b.min) || (prev !== undefined && (b.max === undefined || b.max > prev))) rowMax.set(b.min, b.max);
+  }
+  const mins = [...rowMax.keys()].sort((a, b) => a - b);
+  const rows = mins.map((m) => ({ min: m, max: rowMax.get(m) }));
+  const rowOf = new Map(mins.map((m, y) => [m, y]));
+  const nr = rows.length;
+  const counts = new Float64Array(xs.length * nr);
+  for (const b of used) {
+    const y = rowOf.get(b.min);
+    for (let i = 0; i < n; i++) {
+      const v = b.count[i];
+      if (at[i] >= 0 && v) counts[at[i] * nr + y] += v;
     }
   }
-  const mins = [...rows.keys()].sort((a, b) => a - b);
-  return { xs, cols, rows: mins.map((m) => ({ min: m, max: rows.get(m) })) };
+  return { xs, rows, counts, present };
+}
+
+// cellCount is the count of column x, row y (0 where nothing occurred).
+export function cellCount(g, x, y) {
+  return g.counts[x * g.rows.length + y];
 }
 
 // CROP is the share of events "crop outliers" drops from the top of the
@@ -85,14 +112,15 @@ export const CROP = 0.001;
 // than CROP of them, are dropped. It answers the rows kept and the
 // events dropped.
 export function crop(g) {
-  const perRow = g.rows.map(() => 0);
-  const rowOf = new Map(g.rows.map((r, i) => [r.min, i]));
+  const nr = g.rows.length;
+  const perRow = new Float64Array(nr);
   let total = 0;
-  for (const col of g.cols) {
-    if (!col) continue;
-    for (const [min, c] of col) { perRow[rowOf.get(min)] += c; total += c; }
+  const k = g.counts;
+  for (let i = 0; i < k.length; i++) {
+    perRow[i % nr] += k[i];
+    total += k[i];
   }
-  let keep = g.rows.length;
+  let keep = nr;
   let dropped = 0;
   while (keep > 1 && dropped + perRow[keep - 1] <= total * CROP) dropped += perRow[--keep];
   return { keep, dropped, total };
@@ -102,25 +130,36 @@ export function crop(g) {
 // [r0, r1] (indices into g.xs and g.rows).
 export function sumRect(g, c0, c1, r0, r1) {
   let n = 0;
-  for (let x = c0; x <= c1; x++) {
-    const col = g.cols[x];
-    if (!col) continue;
-    for (let y = r0; y <= r1; y++) n += col.get(g.rows[y].min) || 0;
-  }
+  for (let x = c0; x <= c1; x++) for (let y = r0; y <= r1; y++) n += cellCount(g, x, y);
   return n;
 }
 
 // shade maps counts to [0, 1]: linear in count, or by the count's rank
-// among the distinct counts of the window.
+// among the distinct counts of the window's shown rows (the keep lowest).
 export function shader(g, mode, keep) {
-  const counts = new Set();
-  const shown = new Set(g.rows.slice(0, keep === undefined ? g.rows.length : keep).map((r) => r.min));
-  for (const col of g.cols) if (col) for (const [min, c] of col) if (shown.has(min)) counts.add(c);
-  const sorted = [...counts].sort((a, b) => a - b);
-  const max = sorted.length ? sorted[sorted.length - 1] : 1;
+  const nr = g.rows.length;
+  const kr = keep === undefined ? nr : Math.min(keep, nr);
+  const k = g.counts;
+  const all = new Float64Array(kr * g.xs.length);
+  let m = 0;
+  for (let x = 0, o = 0; x < g.xs.length; x++, o += nr) {
+    for (let y = 0; y < kr; y++) if (k[o + y]) all[m++] = k[o + y];
+  }
+  const sorted = all.subarray(0, m).sort();
+  let u = 0; // the distinct counts, in place
+  for (let i = 0; i < m; i++) if (i === 0 || sorted[i] !== sorted[u - 1]) sorted[u++] = sorted[i];
+  const max = u ? sorted[u - 1] : 1;
   if (mode === 'rank') {
-    const rank = new Map(sorted.map((c, i) => [c, sorted.length > 1 ? (i + 1) / sorted.length : 1]));
-    return (c) => rank.get(c);
+    // A count's place among the distinct ones, by bisection.
+    return (c) => {
+      let lo = 0;
+      let hi = u - 1;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (sorted[mid] < c) lo = mid + 1; else hi = mid;
+      }
+      return u > 1 ? (lo + 1) / u : 1;
+    };
   }
   return (c) => c / max;
 }
@@ -219,9 +258,8 @@ export class Heatmap {
       } else {
         this.sel = { c0: this.cursor.c, c1: this.cursor.c, r0: this.cursor.r, r1: this.cursor.r };
       }
-      const cell = this.g.cols[this.cursor.c];
       const r = this.g.rows[this.cursor.r];
-      this.onHover(`${fmtTime(this.g.xs[this.cursor.c], this.long)}  [${fmtNs(r.min)}, ${fmtNs(r.max)}): ${fmtNum(cell ? cell.get(r.min) || 0 : 0)}`);
+      this.onHover(`${fmtTime(this.g.xs[this.cursor.c], this.long)}  [${fmtNs(r.min)}, ${fmtNs(r.max)}): ${fmtNum(cellCount(this.g, this.cursor.c, this.cursor.r))}`);
       this.draw();
     } else if (ev.key === 'Enter' && this.sel) {
       ev.preventDefault();
@@ -289,7 +327,6 @@ export class Heatmap {
     const keep = this.kept();
     const { w, h } = this.cell();
     const shade = shader(g, this.mode, keep);
-    const rowOf = new Map(g.rows.map((r, i) => [r.min, i]));
     const cr = this.crop ? crop(g) : { keep, dropped: 0, total: 0 };
     const dark = document.documentElement.dataset.theme === 'dark';
     let cells = 0;
@@ -306,13 +343,16 @@ export class Heatmap {
     }
     const level = this.buf.level;
     level.fill(0);
-    g.cols.forEach((col, x) => {
-      if (!col || !col.size) return;
-      columns++;
+    const nr = g.rows.length;
+    const k = g.counts;
+    for (let x = 0, o = 0; x < g.xs.length; x++, o += nr) {
       const x0 = Math.floor(LEFT + x * w);
       const x1 = Math.max(x0 + 1, Math.floor(LEFT + (x + 1) * w));
-      for (const [min, count] of col) {
-        const y = rowOf.get(min);
+      let any = false;
+      for (let y = 0; y < nr; y++) {
+        const count = k[o + y];
+        if (!count) continue;
+        any = true;
         if (y >= keep) continue;
         const v = Math.round(shade(count) * 255) + 1;
         const y0 = Math.floor(H - BOTTOM - (y + 1) * h);
@@ -323,7 +363,8 @@ export class Heatmap {
         }
         cells++;
       }
-    });
+      if (any) columns++;
+    }
     const bg = parseColor(cs.getPropertyValue('--chart-bg').trim() || '#ffffff');
     const steps = palette32(dark, bg);
     const img = this.buf.img;
@@ -384,9 +425,8 @@ export class Heatmap {
     const x = Math.floor((px - LEFT) / w);
     const y = Math.floor((c.height - BOTTOM - py) / h);
     if (x < 0 || x >= g.xs.length || y < 0 || y >= this.kept()) return null;
-    const col = g.cols[x];
     const r = g.rows[y];
-    return { time: g.xs[x], min: r.min, max: r.max, count: col ? col.get(r.min) || 0 : 0 };
+    return { time: g.xs[x], min: r.min, max: r.max, count: cellCount(g, x, y) };
   }
 
   hover(ev) {

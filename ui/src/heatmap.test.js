@@ -1,7 +1,7 @@
 // node --test: a heat map's cells and shading.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { grid as gridColumns, shader, crop, sumRect, keyCounts } from './heatmap.js';
+import { grid as gridColumns, cellCount, shader, crop, sumRect, keyCounts } from './heatmap.js';
 import { toColumns } from './api.js';
 
 const grid = (xs, ivs) => gridColumns(xs, toColumns(ivs));
@@ -14,9 +14,26 @@ test('a column a second, a row per bucket that occurred', () => {
     iv(3, [{ min: 1000, count: 5 }]),
   ]);
   assert.deepEqual(g.rows, [{ min: 10, max: 20 }, { min: 1000, max: undefined }]);
-  assert.equal(g.cols[1], null);
-  assert.equal(g.cols[0].get(10), 2);
-  assert.equal(g.cols[2].get(1000), 5);
+  assert.deepEqual([...g.present], [1, 0, 1]);
+  assert.equal(cellCount(g, 0, 0), 2);
+  assert.equal(cellCount(g, 0, 1), 0);
+  assert.equal(cellCount(g, 1, 0), 0);
+  assert.equal(cellCount(g, 2, 1), 5);
+  assert.equal(cellCount(g, 2, 0), 0);
+});
+
+test('an interval off the axis is left out; buckets of one lower bound add up', () => {
+  const g = grid([2, 3], [
+    iv(1, [{ min: 10, max: 20, count: 7 }]),
+    iv(2, [{ min: 10, max: 20, count: 1 }, { min: 50, max: 60, count: 3 }]),
+    iv(3, [{ min: 10, max: 30, count: 4 }]),
+  ]);
+  // The interval at 1 is not on the axis: its bucket alone makes no row.
+  assert.deepEqual(g.rows, [{ min: 10, max: 30 }, { min: 50, max: 60 }]);
+  assert.equal(cellCount(g, 0, 0), 1);
+  assert.equal(cellCount(g, 0, 1), 3);
+  assert.equal(cellCount(g, 1, 0), 4);
+  assert.equal(sumRect(g, 0, 1, 0, 1), 8);
 });
 
 test('linear shading is count over the maximum; rank shading steps through the distinct counts', () => {
@@ -26,6 +43,9 @@ test('linear shading is count over the maximum; rank shading steps through the d
   assert.equal(lin(10), 0.01);
   const rank = shader(g, 'rank');
   assert.deepEqual([rank(1), rank(10), rank(1000)], [1 / 3, 2 / 3, 1]);
+  // Only the rows shown count: without the top row, 10 is the highest.
+  assert.equal(shader(g, 'linear', 1)(10), 1);
+  assert.deepEqual([shader(g, 'rank', 1)(1), shader(g, 'rank', 1)(10)], [0.5, 1]);
 });
 
 test('crop outliers drops the top rows holding at most 0.1% of the events', () => {

@@ -3,7 +3,7 @@
 // #/worksheet/ID?span=S&end=T at a paused or zoomed window).
 import 'uplot/dist/uPlot.min.css';
 import './style.css';
-import { call, wsPath } from './api.js';
+import { call, wsPath, endEarly } from './api.js';
 import { Worksheet, closeMenus } from './worksheet.js';
 import { renderDatasets } from './datasets.js';
 import { renderStatistics } from './statistics.js';
@@ -84,6 +84,7 @@ async function route(force) {
   } catch (e) {
     toast(e.message, true);
   }
+  endEarly();
   document.body.dataset.ready = '1';
 }
 

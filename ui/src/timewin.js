@@ -9,6 +9,9 @@ export const TIERS = ['second', 'minute', 'hour'];
 // PRESETS are the toolbar's "show" buttons.
 export const PRESETS = [['1m', '1 minute', 60], ['1h', '1 hour', 3600], ['1d', '1 day', 86400], ['1w', '1 week', 7 * 86400], ['1mo', '1 month', 30 * 86400]];
 
+// DEFAULT_SPAN is a worksheet's window when it saved none.
+export const DEFAULT_SPAN = 60;
+
 export const MIN_SPAN = 10;
 export const MAX_SPAN = 90 * 86400;
 // MAX_POINTS is the most intervals a window reads: past it, the next

@@ -2,15 +2,13 @@
 // with drill-down from a breakdown's legend.
 import { call, getData, getColumns, emptyColumns, mergeColumns, fromColumns, dsPath, wsPath, drillSpec, ApiError } from './api.js';
 import { extremes } from './series.js';
-import { Chart, modeButton } from './chart.js';
 import { Heatmap, keyCounts } from './heatmap.js';
 import { Flame, stackBreakdown } from './flame.js';
-import { TimeWindow, PRESETS, toParams, fromParams, same } from './timewin.js';
+import { TimeWindow, PRESETS, DEFAULT_SPAN as WINDOW, toParams, fromParams, same } from './timewin.js';
 import { rows as csvRows, toCSV } from './csv.js';
 import { el, clear, fmtNum, fmtNs, fmtTime } from './util.js';
 import { toast, app } from './state.js';
 
-export const WINDOW = 60;
 // TABLE_TOP is how many keys a selection's table lists; the rest are summed.
 const TABLE_TOP = 15;
 
@@ -65,7 +63,11 @@ class Panel {
       tools.append(sel, el('label', { class: 'check', title: 'drop the top 0.1% of events from the y-range' }, crop, 'crop outliers'));
       this.view.onSelect = (sel) => this.selected(sel);
     } else {
+      // uPlot is loaded with the first chart (chart.js, a chunk of its
+      // own): a page of heat maps does not evaluate it.
+      const { Chart, modeButton } = await import('./chart.js');
       this.view = new Chart(this.plot, ds, (idx) => this.showReadout(idx), (from, to) => { this.ws.win.zoomTo(from, to); this.ws.moved(); });
+      this.chart = true;
       if ((ds.breakdowns || []).length) tools.append(modeButton(this.view, () => { this.view.sig = ''; this.redraw(); }));
     }
     this.selection = el('div', { class: 'selection', hidden: true });
@@ -131,7 +133,7 @@ class Panel {
     this.view.markers = this.ws.markers;
     this.view.update(this.xs, this.view instanceof Flame ? this.intervals : this.cols);
     this.showExtremes();
-    if (this.view instanceof Chart) {
+    if (this.chart) {
       this.drawLegend();
       if (!this.hovering) this.showReadout(null);
     } else if (this.view instanceof Flame) {
@@ -619,10 +621,26 @@ export class Worksheet {
       this.xs = w.xs(last);
       // Marks for bench/ui: each redraw's time, and the first paint of a
       // worksheet whose panels all have data.
+      // A live worksheet's update draws one panel a frame: four charts
+      // drawn in one task could take longer than a frame, and the
+      // browser would drop one every second. A first or forced draw
+      // (a new window) draws all at once.
+      const spread = this.painted && !force;
+      const xs = this.xs;
+      let took = 0;
+      for (const p of panels) {
+        if (spread) {
+          await new Promise((done) => requestAnimationFrame(done));
+          if (this.panels.get(p.name) !== p || this.xs !== xs) continue; // removed, or a newer draw
+        }
+        const t0 = performance.now();
+        p.redraw(xs);
+        took += performance.now() - t0;
+      }
       const t0 = performance.now();
-      for (const p of panels) p.redraw(this.xs);
       this.showWindow();
-      performance.measure('sonde-redraw', { start: t0 }); // seen by a PerformanceObserver,
+      took += performance.now() - t0;
+      performance.measure('sonde-redraw', { start: t0, duration: took }); // seen by a PerformanceObserver,
       performance.clearMeasures('sonde-redraw'); // not kept: a day would keep 86,400
       if (!this.painted && panels.length && panels.every((p) => p.cols.t.length)) {
         this.painted = true;
