@@ -50,18 +50,33 @@ type bucketSet struct {
 	n    int
 	cols []*bucketColumn
 	at   map[[2]int64]*bucketColumn
+	// last is the column of each place in the last interval's buckets:
+	// intervals mostly hold the same ranges in the same order, and a
+	// day of minutes is 57,600 buckets to place.
+	last []*bucketColumn
 }
 
-func (s *bucketSet) add(i int, b analytics.Bucket) {
-	if s.at == nil {
-		s.at = map[[2]int64]*bucketColumn{}
-	}
-	r := [2]int64{b.Min, int64(b.Max)}
-	c := s.at[r]
-	if c == nil {
-		c = &bucketColumn{rng: analytics.Bucket{Min: b.Min, Max: b.Max}, count: newNullable(s.n)}
-		s.at[r] = c
-		s.cols = append(s.cols, c)
+// add puts b, the j-th bucket of interval i, in its range's column.
+func (s *bucketSet) add(i, j int, b analytics.Bucket) {
+	var c *bucketColumn
+	if j < len(s.last) && s.last[j].rng.Min == b.Min && s.last[j].rng.Max == b.Max {
+		c = s.last[j]
+	} else {
+		if s.at == nil {
+			s.at = map[[2]int64]*bucketColumn{}
+		}
+		r := [2]int64{b.Min, int64(b.Max)}
+		c = s.at[r]
+		if c == nil {
+			c = &bucketColumn{rng: analytics.Bucket{Min: b.Min, Max: b.Max}, count: newNullable(s.n)}
+			s.at[r] = c
+			s.cols = append(s.cols, c)
+		}
+		if j < len(s.last) {
+			s.last[j] = c
+		} else {
+			s.last = append(s.last, c)
+		}
 	}
 	c.count.set(i, b.Count)
 }
@@ -103,8 +118,8 @@ func writeColumns(w http.ResponseWriter, g analytics.Granularity, nbreak int, iv
 		samples.set(i, iv.Sample)
 		counts.set(i, int64(iv.Samples))
 		values.set(i, iv.Data.Value)
-		for _, b := range iv.Data.Buckets {
-			total.add(i, b)
+		for j, b := range iv.Data.Buckets {
+			total.add(i, j, b)
 		}
 		if iv.Data.Data == nil {
 			continue
@@ -120,8 +135,9 @@ func writeColumns(w http.ResponseWriter, g analytics.Granularity, nbreak int, iv
 			}
 			c.value.set(i, k.Value)
 			c.sum += k.Value
-			for _, b := range k.Buckets {
-				keyBuckets[c].add(i, b)
+			bs := keyBuckets[c]
+			for j, b := range k.Buckets {
+				bs.add(i, j, b)
 			}
 		}
 	}

@@ -238,29 +238,38 @@ func showInterval(s analytics.Second, g analytics.Granularity, nbreak int) inter
 	return iv
 }
 
-// sumBuckets adds distributions bucket by bucket (by range), in order.
+// sumBuckets adds distributions bucket by bucket (by range: buckets of
+// one range add up), ordered by range. It sorts rather than searching
+// the sum for each bucket: a breakdown's interval holds one distribution
+// a key, of tens of buckets each.
 func sumBuckets(all [][]analytics.Bucket) []analytics.Bucket {
-	var out []analytics.Bucket
+	n := 0
 	for _, bs := range all {
-		for _, b := range bs {
-			i := slices.IndexFunc(out, func(o analytics.Bucket) bool { return o.Min == b.Min && o.Max == b.Max })
-			if i < 0 {
-				out = append(out, b)
-				continue
-			}
-			out[i].Count += b.Count
-		}
+		n += len(bs)
 	}
-	slices.SortFunc(out, func(a, b analytics.Bucket) int {
-		switch {
-		case a.Min < b.Min:
-			return -1
-		case a.Min > b.Min:
-			return 1
+	if n == 0 {
+		return nil
+	}
+	out := make([]analytics.Bucket, 0, n)
+	for _, bs := range all {
+		out = append(out, bs...)
+	}
+	slices.SortStableFunc(out, func(a, b analytics.Bucket) int {
+		if a.Min != b.Min {
+			return cmpInt(a.Min, b.Min)
 		}
-		return 0
+		return cmpInt(int64(a.Max), int64(b.Max))
 	})
-	return out
+	w := 0
+	for _, b := range out {
+		if w > 0 && out[w-1].Min == b.Min && out[w-1].Max == b.Max {
+			out[w-1].Count += b.Count
+			continue
+		}
+		out[w] = b
+		w++
+	}
+	return out[:w]
 }
 
 // pruneArgs reads a prune's granularity and endtime (or before).

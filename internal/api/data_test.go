@@ -124,6 +124,26 @@ func TestDataDistribution(t *testing.T) {
 	}
 }
 
+// Two keys whose scales differ (a dataset exported after creation) have
+// buckets of one lower bound and two upper bounds: the total keeps them
+// apart, ordered by range, and adds only equal ranges.
+func TestDataDistributionScales(t *testing.T) {
+	f := apitest.New()
+	srv := server(t, f, true, nil)
+	want(t, do(t, srv, "POST", ds, `{"statistic": "io.latency[device]"}`), http.StatusCreated)
+	f.Put("io.latency[device]", analytics.PerSecond, sec(-1,
+		analytics.Row{Key: []string{"vda"}, Value: 3, Buckets: []analytics.Bucket{{Min: 1000, Max: 2000, Count: 2}, {Min: 2000, Max: analytics.Unbounded, Count: 1}}},
+		analytics.Row{Key: []string{"vdb"}, Value: 9, Buckets: []analytics.Bucket{{Min: 1000, Max: 1500, Count: 4}, {Min: 1500, Max: 2000, Count: 3}, {Min: 2000, Max: 2500, Count: 2}}},
+		analytics.Row{Key: []string{"vdc"}, Value: 1, Buckets: []analytics.Bucket{{Min: 2000, Max: analytics.Unbounded, Count: 1}}}))
+	got := dataOf(t, do(t, srv, "GET", ds+"/io.latency%5Bdevice%5D/data?start=20261125T09:59:58&seconds=2", ""))
+	b, _ := json.Marshal(got[len(got)-1]["data"].(map[string]any)["buckets"])
+	wantJSON := `[{"count":4,"max":1500,"min":1000},{"count":2,"max":2000,"min":1000},{"count":3,"max":2000,"min":1500},` +
+		`{"count":2,"max":2500,"min":2000},{"count":2,"min":2000}]`
+	if string(b) != wantJSON {
+		t.Fatalf("total of two scales:\n%s\nwant\n%s", b, wantJSON)
+	}
+}
+
 func TestDataGranularity(t *testing.T) {
 	f := apitest.New()
 	srv := server(t, f, true, nil)
