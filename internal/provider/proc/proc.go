@@ -5,6 +5,16 @@
 //	exit          sched_process_exit of the last thread; args[0] is the
 //	              reason (CLD_EXITED 1, CLD_KILLED 2, CLD_DUMPED 3)
 //	lwp-exit      sched_process_exit of any other thread
+//
+//	              The last thread is the one whose exit took the
+//	              process's count of live threads to 0: the tracepoint's
+//	              group_dead (Linux 6.16). Before 6.16 the tracepoint has
+//	              no group_dead and the count is read at the tracepoint,
+//	              where two threads that exit at once can both find it 0
+//	              (exit fires twice, lwp-exit not at all), or a thread
+//	              find it 1 in exit's program and 0 in lwp-exit's (it
+//	              fires neither).
+//
 //	create        sched_process_fork of a new process, in the parent;
 //	              args[0] psinfo_t of the child
 //	lwp-create    sched_process_fork of a new thread, in the creator;
@@ -32,7 +42,10 @@
 package proc
 
 import (
+	"sync"
+
 	"github.com/cilium/ebpf/asm"
+	"github.com/cilium/ebpf/btf"
 
 	"github.com/sonde-trace/sonde/internal/provider"
 )
@@ -71,6 +84,27 @@ const (
 	sysRtSigtimedwait = 128
 )
 
+// groupDeadArg reports whether the running kernel's sched_process_exit
+// passes group_dead (Linux 6.16): its BTF prototype
+// btf_trace_sched_process_exit has a third parameter after the context
+// and the task. A variable, for the tests to try the other way.
+var groupDeadArg = sync.OnceValue(func() bool {
+	spec, err := btf.LoadKernelSpec()
+	if err != nil {
+		return false // the program cannot load anyway, and says why
+	}
+	var td *btf.Typedef
+	if err := spec.TypeByName("btf_trace_sched_process_exit", &td); err != nil {
+		return false
+	}
+	ptr, ok := td.Type.(*btf.Pointer)
+	if !ok {
+		return false
+	}
+	proto, ok := ptr.Target.(*btf.FuncProto)
+	return ok && len(proto.Params) == 3
+})
+
 // NumLocal is the number of probe IDs the provider uses.
 func NumLocal() uint32 { return uint32(len(defs)) }
 
@@ -87,12 +121,21 @@ func (Provider) Prologue(h provider.Hook, probes []*provider.Probe, n provider.N
 	fill := n.Args[0] || n.Args[1]
 	switch pr.Name {
 	case "exit", "lwp-exit":
-		// the task is current; the group is dead when signal->live is 0
+		// the task is current
 		insns = append(insns, asm.LoadMem(asm.R8, ctx, 0, asm.DWord))
-		insns = append(insns, provider.ReadTaskField(asm.R8, "signal", provider.CtxTemp, 8)...)
-		insns = append(insns, asm.LoadMem(asm.R4, r, provider.CtxTemp, asm.DWord))
-		insns = append(insns, provider.ReadField(asm.R4, "signal_struct", "live", provider.CtxTemp, 4)...)
-		insns = append(insns, asm.LoadMem(asm.R0, r, provider.CtxTemp, asm.Word))
+		if groupDeadArg() {
+			// R0 = group_dead, true in the one thread that took
+			// signal->live to 0
+			insns = append(insns, asm.LoadMem(asm.R0, ctx, 8, asm.DWord), asm.And.Imm(asm.R0, 0xff), asm.Xor.Imm(asm.R0, 1))
+		} else {
+			// R0 = signal->live, read at the tracepoint: two threads
+			// exiting at once can both read 0
+			insns = append(insns, provider.ReadTaskField(asm.R8, "signal", provider.CtxTemp, 8)...)
+			insns = append(insns, asm.LoadMem(asm.R4, r, provider.CtxTemp, asm.DWord))
+			insns = append(insns, provider.ReadField(asm.R4, "signal_struct", "live", provider.CtxTemp, 4)...)
+			insns = append(insns, asm.LoadMem(asm.R0, r, provider.CtxTemp, asm.Word))
+		}
+		// R0 is 0 in the last thread
 		if pr.Name == "exit" {
 			insns = append(insns, asm.JNE.Imm(asm.R0, 0, skip))
 			// reason from exit_code: killed by a signal, dumped core, or exited

@@ -93,6 +93,14 @@ func TestProloguesLoad(t *testing.T) {
 			runtimetest.Load(t, runtimetest.Spec{Provider: proc.Provider{}, Hook: p.Hook, Probes: []*provider.Probe{p}, Needs: n})
 		}
 	}
+	// exit and lwp-exit as kernels before 6.16 have them, without
+	// group_dead (this kernel's verifier refuses to let a program read
+	// an argument a tracepoint does not have, not the other way)
+	proc.SetGroupDeadArg(t, false)
+	for _, name := range []string{"exit", "lwp-exit"} {
+		p := providertest.One(t, proc.Provider{}, name)
+		runtimetest.Load(t, runtimetest.Spec{Provider: proc.Provider{}, Hook: p.Hook, Probes: []*provider.Probe{p}, Needs: needs})
+	}
 }
 
 // The script makes a thread, takes a signal it handles and exits with 3.
