@@ -1,12 +1,17 @@
 package proc_test
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/sonde-trace/sonde/internal/provider"
 	"github.com/sonde-trace/sonde/internal/provider/proc"
@@ -24,10 +29,13 @@ import (
 //	       the others while it exits
 //	exec   one of the new threads execs the program again ("done"): the
 //	       kernel kills the others, the new image exits
+//	abort  one of the new threads calls abort(3)
+//	wait   every thread waits in pause(2)
 const cLeave = `
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
+#include <sys/resource.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -55,6 +63,8 @@ static void *run(void *a) {
 		syscall(SYS_exit_group, 0);
 	if ((long)a == 1 && strcmp(how, "exec") == 0)
 		execl(self, self, "done", (char *)0);
+	if ((long)a == 1 && strcmp(how, "abort") == 0)
+		abort();
 	for (;;)
 		pause();
 }
@@ -63,6 +73,8 @@ int main(int argc, char **argv) {
 	if (argc < 3)
 		return 0;
 	how = argv[1], self = argv[0];
+	struct rlimit none = {0, 0};
+	setrlimit(RLIMIT_CORE, &none); /* abort's core dump writes nothing */
 	int n = atoi(argv[2]);
 	pthread_barrier_init(&b, 0, n + 1);
 	for (long i = 1; i <= n; i++) {
@@ -78,6 +90,21 @@ int main(int argc, char **argv) {
 		pause();
 }
 `
+
+// buildLeave compiles cLeave to a program with a name of its own.
+func buildLeave(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "leave"+strconv.Itoa(os.Getpid()))
+	src := filepath.Join(dir, "leave.c")
+	if err := os.WriteFile(src, []byte(cLeave), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("gcc", "-O2", "-pthread", "-o", bin, src).CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, out)
+	}
+	return bin
+}
 
 // TestExitOnce: exit fires once per process, in its last thread, and
 // lwp-exit once for each other thread, however the threads end together.
@@ -104,15 +131,7 @@ func TestExitOnce(t *testing.T) {
 	if !has {
 		t.Skip("sched_process_exit has no group_dead (Linux before 6.16): exit and lwp-exit may be wrong when threads exit at once, as documented")
 	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "leave"+strconv.Itoa(os.Getpid()))
-	src := filepath.Join(dir, "leave.c")
-	if err := os.WriteFile(src, []byte(cLeave), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := exec.Command("gcc", "-O2", "-pthread", "-o", bin, src).CombinedOutput(); err != nil {
-		t.Fatalf("gcc: %v\n%s", err, out)
-	}
+	bin := buildLeave(t)
 	ls := map[string]*runtimetest.Loaded{}
 	for _, name := range []string{"exit", "lwp-exit"} {
 		p := providertest.One(t, proc.Provider{}, name)
@@ -163,5 +182,91 @@ func TestExitOnce(t *testing.T) {
 	}
 	if len(bad) > 0 {
 		t.Errorf("processes with exit or lwp-exit wrong, of %d each: %v", rounds, bad)
+	}
+}
+
+// TestSignalHandleDying: when a process dies, Linux fires signal_deliver
+// for SIGKILL in each of its threads, whatever killed it. signal-handle
+// fires there with the signal that killed the process, and not at all
+// where no signal did (exit_group(2) or an exec in another thread).
+func TestSignalHandleDying(t *testing.T) {
+	bin := buildLeave(t)
+	p := providertest.One(t, proc.Provider{}, "signal-handle")
+	l := runtimetest.Load(t, runtimetest.Spec{Provider: proc.Provider{}, Hook: p.Hook, Probes: []*provider.Probe{p}, Needs: needs})
+	for _, c := range []struct {
+		how     string
+		threads int
+		send    unix.Signal // sent once every thread waits
+		dies    unix.Signal // the signal the process dies of
+		want    int         // firings; -1, one a thread
+	}{
+		{"wait", 0, unix.SIGTERM, unix.SIGTERM, 1},
+		{"wait", 0, unix.SIGKILL, unix.SIGKILL, 1},
+		{"wait", 3, unix.SIGTERM, unix.SIGTERM, -1},
+		{"abort", 3, 0, unix.SIGABRT, 1}, // the others die of the core dump
+		{"group", 3, 0, 0, 0},
+		{"exec", 3, 0, 0, 0},
+		{"exit", 3, 0, 0, 0},
+	} {
+		what := fmt.Sprintf("%s with %d threads", c.how, c.threads+1)
+		if c.send != 0 {
+			what += ", then " + unix.SignalName(c.send)
+		}
+		cmd := exec.Command(bin, c.how, strconv.Itoa(c.threads))
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		pid := cmd.Process.Pid
+		if c.send != 0 {
+			waiting(t, pid, c.threads+1)
+			if err := cmd.Process.Signal(c.send); err != nil {
+				t.Fatal(err)
+			}
+		}
+		err := cmd.Wait()
+		if c.dies != 0 && (err == nil || cmd.ProcessState.Sys().(syscall.WaitStatus).Signal() != c.dies) {
+			t.Fatalf("%s: %v, want death by %s", what, err, unix.SignalName(c.dies))
+		} else if c.dies == 0 && err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		want := c.want
+		if want < 0 {
+			want = c.threads + 1
+		}
+		var got []string
+		for _, f := range l.Firings(t) {
+			if f.Pid != uint32(pid) {
+				continue
+			}
+			got = append(got, fmt.Sprintf("%d/%d signal %d handler %#x", f.Pid, f.Tid, f.Args[0], f.Args[2]))
+			if f.Args[0] != uint64(c.dies) || f.Args[2] != 0 {
+				t.Errorf("%s: signal-handle of %d with handler %#x, want %d and SIG_DFL", what, f.Args[0], f.Args[2], c.dies)
+			}
+		}
+		if len(got) != want {
+			t.Errorf("%s: signal-handle fired %d times, want %d: %q", what, len(got), want, got)
+		}
+	}
+}
+
+// waiting waits until the n threads of process pid all sleep.
+func waiting(t *testing.T, pid, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(time.Millisecond) {
+		tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/stat", pid))
+		asleep := 0
+		for _, task := range tasks {
+			b, _ := os.ReadFile(task)
+			// pid (comm) state ...: comm may hold spaces, not ")"
+			if i := strings.LastIndexByte(string(b), ')'); i > 0 && strings.HasPrefix(string(b[i:]), ") S") {
+				asleep++
+			}
+		}
+		if len(tasks) == n && asleep == n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("process %d: %d of %d threads asleep after a minute", pid, asleep, n)
+		}
 	}
 }

@@ -23,7 +23,12 @@
 //	              args[1] psinfo_t of the target, args[2] the signal
 //	signal-handle signal_deliver, in the receiving thread; args[0] the
 //	              signal, args[1] 0 (no siginfo_t copy), args[2] the
-//	              handler's address
+//	              handler's address. Where a process dies of a signal
+//	              it does not catch, Linux fires signal_deliver for
+//	              SIGKILL in each of its threads: args[0] is the signal
+//	              that killed it, in each thread. Where threads die of
+//	              exit_group(2), an exec or a core dump in another one,
+//	              no signal is handled and signal-handle does not fire.
 //	start         sched_process_fork of a new process, for the child:
 //	              pid, tid, execname, curpsinfo and self-> are the new
 //	              process's (the tracepoint fires in the parent, before
@@ -84,26 +89,37 @@ const (
 	sysRtSigtimedwait = 128
 )
 
-// groupDeadArg reports whether the running kernel's sched_process_exit
-// passes group_dead (Linux 6.16): its BTF prototype
-// btf_trace_sched_process_exit has a third parameter after the context
-// and the task. A variable, for the tests to try the other way.
-var groupDeadArg = sync.OnceValue(func() bool {
+// kernel is what the prologues need to know of the running kernel, from
+// its BTF, read once (absent when it cannot be read: the programs then
+// fail to load, and say why).
+var kernel = sync.OnceValue(func() (k struct{ groupDead, groupExecTask, coreState bool }) {
 	spec, err := btf.LoadKernelSpec()
 	if err != nil {
-		return false // the program cannot load anyway, and says why
+		return k
 	}
+	// sched_process_exit's group_dead (Linux 6.16): a third parameter
+	// of btf_trace_sched_process_exit, after the context and the task
 	var td *btf.Typedef
-	if err := spec.TypeByName("btf_trace_sched_process_exit", &td); err != nil {
-		return false
+	if spec.TypeByName("btf_trace_sched_process_exit", &td) == nil {
+		if ptr, ok := td.Type.(*btf.Pointer); ok {
+			proto, ok := ptr.Target.(*btf.FuncProto)
+			k.groupDead = ok && len(proto.Params) == 3
+		}
 	}
-	ptr, ok := td.Type.(*btf.Pointer)
-	if !ok {
-		return false
+	// signal_struct's group_exec_task (Linux 5.17) and core_state (5.16)
+	var st *btf.Struct
+	if spec.TypeByName("signal_struct", &st) == nil {
+		for _, m := range st.Members {
+			k.groupExecTask = k.groupExecTask || m.Name == "group_exec_task"
+			k.coreState = k.coreState || m.Name == "core_state"
+		}
 	}
-	proto, ok := ptr.Target.(*btf.FuncProto)
-	return ok && len(proto.Params) == 3
+	return k
 })
+
+// groupDeadArg reports whether sched_process_exit passes group_dead; a
+// variable, for the tests to try the other way.
+var groupDeadArg = func() bool { return kernel().groupDead }
 
 // NumLocal is the number of probe IDs the provider uses.
 func NumLocal() uint32 { return uint32(len(defs)) }
@@ -206,7 +222,48 @@ func (Provider) Prologue(h provider.Hook, probes []*provider.Probe, n provider.N
 			insns = append(insns, provider.FillTaskArg(2)...)
 		}
 	case "signal-handle":
-		insns = append(insns, provider.HookArg32(0, provider.CtxArg0, true)...)
+		// signal_deliver(sig, info, ka). Without info, the thread takes
+		// SIGKILL because its process is dying: of a signal it did not
+		// catch (signal->group_exit_code, which args[0] reports), or of
+		// exit_group(2) or an exec in another thread, or of a core dump
+		// whose thread fired with the signal, where no signal is
+		// handled and the probe does not fire.
+		insns = append(insns,
+			// info through the scratch area: the verifier takes a
+			// pointer argument for never NULL, and would make the
+			// test below always jump
+			asm.LoadMem(asm.R0, ctx, 8, asm.DWord),
+			asm.StoreMem(r, provider.CtxTemp, asm.R0, asm.DWord),
+			asm.LoadMem(asm.R0, r, provider.CtxTemp, asm.DWord),
+			asm.JNE.Imm(asm.R0, 0, "proc_sigtaken"),
+			asm.FnGetCurrentTask.Call(),
+			asm.Mov.Reg(asm.R8, asm.R0),
+		)
+		insns = append(insns, provider.ReadTaskField(asm.R8, "signal", provider.CtxTemp, 8)...)
+		for _, f := range []struct {
+			name string
+			has  bool
+		}{{"group_exec_task", kernel().groupExecTask}, {"core_state", kernel().coreState}} {
+			if !f.has {
+				continue
+			}
+			insns = append(insns, asm.LoadMem(asm.R4, r, provider.CtxTemp, asm.DWord))
+			insns = append(insns, provider.ReadField(asm.R4, "signal_struct", f.name, provider.CtxTemp+8, 8)...)
+			insns = append(insns, asm.LoadMem(asm.R0, r, provider.CtxTemp+8, asm.DWord), asm.JNE.Imm(asm.R0, 0, skip))
+		}
+		insns = append(insns, asm.LoadMem(asm.R4, r, provider.CtxTemp, asm.DWord))
+		insns = append(insns, provider.ReadField(asm.R4, "signal_struct", "group_exit_code", provider.CtxTemp+8, 4)...)
+		insns = append(insns,
+			asm.LoadMem(asm.R0, r, provider.CtxTemp+8, asm.Word),
+			asm.And.Imm(asm.R0, 0x7f), // exit_group's status is in the second byte
+			asm.JEq.Imm(asm.R0, 0, skip),
+			asm.StoreMem(r, provider.CtxArg0, asm.R0, asm.DWord),
+			asm.Ja.Label("proc_sighandler"),
+		)
+		taken := provider.HookArg32(0, provider.CtxArg0, true)
+		taken[0] = taken[0].WithSymbol("proc_sigtaken")
+		insns = append(insns, taken...)
+		insns = append(insns, asm.Mov.Imm(asm.R0, 0).WithSymbol("proc_sighandler"))
 		if n.Args[2] {
 			insns = append(insns, asm.LoadMem(asm.R8, ctx, 16, asm.DWord))
 			insns = append(insns, provider.ReadField(asm.R8, "k_sigaction", "sa.sa_handler", provider.CtxArg0+16, 8)...)
