@@ -20,7 +20,11 @@
 //	lwp-create    sched_process_fork of a new thread, in the creator;
 //	              args[0] lwpsinfo_t, args[1] psinfo_t of the thread
 //	signal-send   signal_generate, in the sender; args[0] lwpsinfo_t,
-//	              args[1] psinfo_t of the target, args[2] the signal
+//	              args[1] psinfo_t of the target, args[2] the signal;
+//	              not for a signal the target ignores (signal-discard)
+//	              nor one a full real-time queue refuses
+//	signal-discard signal_generate of a signal the target ignores, in
+//	              the sender; the arguments of signal-send
 //	signal-handle signal_deliver, in the receiving thread; args[0] the
 //	              signal, args[1] 0 (no siginfo_t copy), args[2] the
 //	              handler's address. Where a process dies of a signal
@@ -28,7 +32,9 @@
 //	              SIGKILL in each of its threads: args[0] is the signal
 //	              that killed it, in each thread. Where threads die of
 //	              exit_group(2), an exec or a core dump in another one,
-//	              no signal is handled and signal-handle does not fire.
+//	              no signal is handled and signal-handle does not fire;
+//	              nor where the handler is SIG_IGN (Linux delivers the
+//	              signals a traced process ignores, as under sonde -c).
 //	start         sched_process_fork of a new process, for the child:
 //	              pid, tid, execname, curpsinfo and self-> are the new
 //	              process's (the tracepoint fires in the parent, before
@@ -80,7 +86,14 @@ var defs = []provider.HookProbe{
 	{Name: "exec", Tracepoint: "sys_enter", Args: []provider.Arg{{Type: "const char __user *"}}},
 	{Name: "exec-failure", Tracepoint: "sys_exit", Args: []provider.Arg{intArg}},
 	{Name: "signal-clear", Tracepoint: "sys_exit", Args: []provider.Arg{intArg}},
+	{Name: "signal-discard", Tracepoint: "signal_generate", Args: []provider.Arg{lwpArg, psArg, intArg}},
 }
+
+// signal_generate's results (include/trace/events/signal.h).
+const (
+	traceSignalIgnored      = 1
+	traceSignalOverflowFail = 3
+)
 
 // x86-64 system call numbers.
 const (
@@ -216,7 +229,18 @@ func (Provider) Prologue(h provider.Hook, probes []*provider.Probe, n provider.N
 			insns = append(insns, asm.JNE.Imm(asm.R0, sysRtSigtimedwait, skip), asm.JSLE.Imm(asm.R1, 0, skip))
 		}
 		insns = append(insns, asm.StoreMem(r, provider.CtxArg0, asm.R1, asm.DWord))
-	case "signal-send":
+	case "signal-send", "signal-discard":
+		// signal_generate(sig, info, task, group, result): discarded
+		// when the target ignores the signal, not sent at all when a
+		// real-time signal's queue is full
+		insns = append(insns, asm.LoadMem(asm.R0, ctx, 32, asm.DWord))
+		if pr.Name == "signal-send" {
+			insns = append(insns,
+				asm.JEq.Imm32(asm.R0, traceSignalIgnored, skip),
+				asm.JEq.Imm32(asm.R0, traceSignalOverflowFail, skip))
+		} else {
+			insns = append(insns, asm.JNE.Imm32(asm.R0, traceSignalIgnored, skip))
+		}
 		insns = append(insns, provider.HookArg32(0, provider.CtxArg0+16, true)...)
 		if fill {
 			insns = append(insns, provider.FillTaskArg(2)...)
@@ -263,10 +287,14 @@ func (Provider) Prologue(h provider.Hook, probes []*provider.Probe, n provider.N
 		taken := provider.HookArg32(0, provider.CtxArg0, true)
 		taken[0] = taken[0].WithSymbol("proc_sigtaken")
 		insns = append(insns, taken...)
-		insns = append(insns, asm.Mov.Imm(asm.R0, 0).WithSymbol("proc_sighandler"))
-		if n.Args[2] {
-			insns = append(insns, asm.LoadMem(asm.R8, ctx, 16, asm.DWord))
-			insns = append(insns, provider.ReadField(asm.R8, "k_sigaction", "sa.sa_handler", provider.CtxArg0+16, 8)...)
+		// the handler; SIG_IGN only where the process is traced, which
+		// makes Linux deliver the signals it ignores (sonde -c): they
+		// are not handled
+		insns = append(insns, asm.LoadMem(asm.R8, ctx, 16, asm.DWord).WithSymbol("proc_sighandler"))
+		insns = append(insns, provider.ReadField(asm.R8, "k_sigaction", "sa.sa_handler", provider.CtxArg0+16, 8)...)
+		insns = append(insns, asm.LoadMem(asm.R0, r, provider.CtxArg0+16, asm.DWord), asm.JEq.Imm(asm.R0, 1, skip))
+		if !n.Args[2] {
+			insns = append(insns, provider.StoreImm64(r, provider.CtxArg0+16, 0))
 		}
 	}
 	return insns, nil

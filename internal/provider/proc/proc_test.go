@@ -24,8 +24,8 @@ func TestMatch(t *testing.T) {
 			"proc::sched_process_exit:lwp-exit proc::sched_process_fork:create proc::sched_process_fork:lwp-create " +
 			"proc::signal_generate:signal-send proc::signal_deliver:signal-handle " +
 			"proc::sched_process_fork:start proc::sched_process_fork:lwp-start " +
-			"proc::sys_enter:exec proc::sys_exit:exec-failure proc::sys_exit:signal-clear"},
-		{provider.Desc{Provider: "proc", Name: "signal-*"}, "proc::signal_generate:signal-send proc::signal_deliver:signal-handle proc::sys_exit:signal-clear"},
+			"proc::sys_enter:exec proc::sys_exit:exec-failure proc::sys_exit:signal-clear proc::signal_generate:signal-discard"},
+		{provider.Desc{Provider: "proc", Name: "signal-*"}, "proc::signal_generate:signal-send proc::signal_deliver:signal-handle proc::sys_exit:signal-clear proc::signal_generate:signal-discard"},
 		{provider.Desc{Provider: "proc", Function: "sched_process_exit"}, "proc::sched_process_exit:exit proc::sched_process_exit:lwp-exit"},
 		{provider.Desc{Provider: "proc", Name: "exec"}, "proc::sys_enter:exec"},
 		{provider.Desc{Provider: "proc", Name: "exec-failure"}, "proc::sys_exit:exec-failure"},
@@ -67,6 +67,7 @@ func TestArgTypes(t *testing.T) {
 		{"lwp-create", "lwpsinfo_t *, psinfo_t *"},
 		{"signal-send", "lwpsinfo_t *, psinfo_t *, int"},
 		{"signal-handle", "int, siginfo_t *, void (*)(void)"},
+		{"signal-discard", "lwpsinfo_t *, psinfo_t *, int"},
 	} {
 		var got []string
 		for _, a := range providertest.One(t, proc.Provider{}, c.name).Args {
@@ -103,12 +104,15 @@ func TestProloguesLoad(t *testing.T) {
 	}
 }
 
-// The script makes a thread, takes a signal it handles and exits with 3.
+// The script makes a thread, takes a signal it handles, sends itself one
+// it ignores and exits with 3.
 const script = `
 import os, signal, threading
 t = threading.Thread(target=lambda: None); t.start(); t.join()
 signal.signal(signal.SIGUSR1, lambda *a: None)
 os.kill(os.getpid(), signal.SIGUSR1)
+signal.signal(signal.SIGUSR2, signal.SIG_IGN)
+os.kill(os.getpid(), signal.SIGUSR2)
 os._exit(3)
 `
 
@@ -172,6 +176,9 @@ func TestFire(t *testing.T) {
 	fired("exit", kPid, func(f runtimetest.Firing) bool { return f.Args[0] == 2 })  // CLD_KILLED
 	var usr1, kill int
 	for _, f := range got["signal-send"] {
+		if f.Pid == pyPid && f.Args[2] == uint64(unix.SIGUSR2) {
+			t.Errorf("signal-send fired for SIGUSR2, which python3 ignores")
+		}
 		if f.Pid == pyPid && f.Args[2] == uint64(unix.SIGUSR1) && f.Int(m(ps, "pr_pid")) == int64(pyPid) && f.String(m(ps, "pr_fname")) == "python3" {
 			usr1++
 		}
@@ -182,6 +189,9 @@ func TestFire(t *testing.T) {
 	if usr1 != 1 || kill != 1 {
 		t.Errorf("signal-send: SIGUSR1 to itself %d times, SIGKILL to sleep %d times; want once each", usr1, kill)
 	}
+	fired("signal-discard", pyPid, func(f runtimetest.Firing) bool {
+		return f.Args[2] == uint64(unix.SIGUSR2) && f.Int(m(ps, "pr_pid")) == int64(pyPid) && f.Int(m(lwp, "pr_lwpid")) == int64(pyPid)
+	})
 	handled := 0
 	for _, f := range got["signal-handle"] {
 		if f.Pid != pyPid {
