@@ -2,9 +2,11 @@ package proc_test
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -32,14 +34,20 @@ import (
 //	       kernel kills the others, the new image exits
 //	abort  one of the new threads calls abort(3)
 //	wait   every thread waits in pause(2)
+//
+// With "fork" before them (leave fork exit 4), the process forks, prints
+// the child's pid, waits for the child, which does as the rest of the
+// arguments say, and exits.
 const cLeave = `
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
 #include <sys/resource.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static pthread_barrier_t b;
@@ -71,9 +79,22 @@ static void *run(void *a) {
 }
 
 int main(int argc, char **argv) {
+	self = argv[0];
+	if (argc > 1 && strcmp(argv[1], "fork") == 0) {
+		pid_t c = fork();
+		if (c < 0)
+			return 1;
+		if (c > 0) {
+			printf("%d\n", (int)c);
+			fflush(stdout);
+			waitpid(c, 0, 0);
+			return 0;
+		}
+		argv++, argc--;
+	}
 	if (argc < 3)
 		return 0;
-	how = argv[1], self = argv[0];
+	how = argv[1];
 	struct rlimit none = {0, 0};
 	setrlimit(RLIMIT_CORE, &none); /* abort's core dump writes nothing */
 	int n = atoi(argv[2]);
@@ -108,12 +129,19 @@ func buildLeave(t *testing.T) string {
 }
 
 // TestExitOnce: exit fires once per process, in its last thread, and
-// lwp-exit once for each other thread, however the threads end together.
+// lwp-exit once in each thread, the last one too, however the threads end
+// together; lwp-create and lwp-start fire once for each thread, a new
+// process's first one too, as create and start fire once for the process.
+// A process that forks a child of n+1 threads (fork, then n threads, in
+// the child) is counted exactly, the single-threaded parent and the child.
+//
 // sched_process_exit fires in every exiting thread; telling the last from
 // signal->live at the tracepoint let two threads ending at once both see
 // 0 (exit twice, lwp-exit missing), or one thread see 1 in exit's program
 // and 0 in lwp-exit's (neither fired): 65 to 87 of the 100 two-thread
 // processes of the exit and group cases, in five runs before the fix.
+// lwp-exit did not fire in the last thread, nor lwp-create and lwp-start
+// for the first, before they were made to as illumos's do.
 func TestExitOnce(t *testing.T) {
 	// the tracepoint's format, read from tracefs, says whether it has
 	// group_dead: the provider reads the kernel's BTF instead
@@ -130,14 +158,17 @@ func TestExitOnce(t *testing.T) {
 		t.Fatalf("the provider takes group_dead for %v, the tracepoint's format for %v", proc.GroupDeadArg(), has)
 	}
 	if !has {
-		t.Skip("sched_process_exit has no group_dead (Linux before 6.16): exit and lwp-exit may be wrong when threads exit at once, as documented")
+		t.Skip("sched_process_exit has no group_dead (Linux before 6.16): exit may be wrong when threads exit at once, as documented")
 	}
 	bin := buildLeave(t)
 	ls := map[string]*runtimetest.Loaded{}
-	for _, name := range []string{"exit", "lwp-exit"} {
+	for _, name := range []string{"lwp-create", "create", "start", "lwp-start", "lwp-exit", "exit"} {
 		p := providertest.One(t, proc.Provider{}, name)
 		ls[name] = runtimetest.Load(t, runtimetest.Spec{Provider: proc.Provider{}, Hook: p.Hook, Probes: []*provider.Probe{p}, Needs: needs})
 	}
+	psPid, psPpid := member(t, provider.PsinfoT, "pr_pid"), member(t, provider.PsinfoT, "pr_ppid")
+	lwpID := member(t, provider.LwpsinfoT, "pr_lwpid")
+	me := uint32(os.Getpid())
 	rounds := 50
 	if testing.Short() {
 		rounds = 10
@@ -146,43 +177,147 @@ func TestExitOnce(t *testing.T) {
 	for _, c := range []struct {
 		how     string
 		threads int // besides the main one
-	}{{"exit", 1}, {"group", 1}, {"exec", 1}, {"exit", 4}, {"group", 4}, {"exec", 4}} {
+	}{{"exit", 0}, {"exit", 1}, {"group", 1}, {"exec", 1}, {"exit", 4}, {"group", 4}, {"exec", 4}} {
 		what := c.how + " with " + strconv.Itoa(c.threads+1) + " threads"
 		for i := 0; i < rounds; i++ {
-			cmd := exec.Command(bin, c.how, strconv.Itoa(c.threads))
-			if err := cmd.Run(); err != nil {
-				t.Fatalf("%s %s: %v", bin, c.how, err)
+			cmd := exec.Command(bin, "fork", c.how, strconv.Itoa(c.threads))
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("%s fork %s: %v", bin, c.how, err)
 			}
-			pid := uint32(cmd.Process.Pid)
-			exits := 0
-			for _, f := range ls["exit"].Firings(t) {
-				if f.Pid != pid {
-					continue
+			n, err := strconv.Atoi(strings.TrimSpace(string(out)))
+			if err != nil {
+				t.Fatalf("%s fork %s printed %q, not the child's pid", bin, c.how, out)
+			}
+			parent, child := uint32(cmd.Process.Pid), uint32(n)
+			who := func(pid uint32) string {
+				switch pid {
+				case me:
+					return "the test"
+				case parent:
+					return "the parent"
+				case child:
+					return "the child"
 				}
-				exits++
-				if f.Args[0] != 1 { // CLD_EXITED
-					t.Errorf("%s: exit's reason %d, want CLD_EXITED", what, f.Args[0])
-				}
-				if c.how == "exec" && f.Tid != pid {
-					t.Errorf("%s: exit fired in thread %d of process %d, want the exec'd image's only thread", what, f.Tid, pid)
+				return ""
+			}
+			// what fired, in words, for the parent and the child
+			got := map[string]int{}
+			var lwpExits []uint32 // the child's threads that fired lwp-exit
+			for name, l := range ls {
+				for _, f := range l.Firings(t) {
+					in := who(f.Pid)
+					if in == "" || in == "the test" && name != "lwp-create" && name != "create" {
+						continue // the test starts the parent, nothing else of its own counts
+					}
+					k := name + " in " + in
+					switch name {
+					case "lwp-create", "create":
+						// the thread or process made, by its psinfo_t
+						of, first := who(uint32(f.Int(psPid))), true
+						if name == "lwp-create" {
+							first = f.Int(lwpID) == f.Int(psPid)
+						}
+						switch {
+						case of == "" || of == "the test":
+							continue // the test's own threads, other processes
+						case first && uint32(f.Int(psPpid)) != f.Pid:
+							k += " for " + of + ", whose parent is not the creator"
+						case first:
+							k += " for " + of
+						default:
+							k += " for a new thread of " + of
+						}
+					case "lwp-exit":
+						if f.Pid == child {
+							lwpExits = append(lwpExits, f.Tid)
+						}
+					case "exit":
+						k += fmt.Sprintf(", reason %d", f.Args[0])
+						// any of the child's threads may be the last,
+						// but the image an exec made has one
+						if f.Tid != f.Pid && (f.Pid == parent || c.how == "exec") {
+							k += ", not in its only thread"
+						}
+					}
+					if strings.HasPrefix(k, "lwp-exit in the parent") && f.Tid != parent {
+						k += ", not in its only thread"
+					}
+					got[k]++
 				}
 			}
-			lwps := 0
-			for _, f := range ls["lwp-exit"].Firings(t) {
-				if f.Pid == pid {
-					lwps++
+			want := map[string]int{
+				"lwp-create in the test for the parent":  1,
+				"create in the test for the parent":      1,
+				"lwp-create in the parent for the child": 1,
+				"create in the parent for the child":     1,
+				"start in the parent":                    1,
+				"lwp-start in the parent":                1,
+				"lwp-exit in the parent":                 1,
+				"exit in the parent, reason 1":           1,
+				"lwp-exit in the child":                  c.threads + 1,
+				"exit in the child, reason 1":            1,
+			}
+			if c.threads > 0 {
+				want["lwp-create in the child for a new thread of the child"] = c.threads
+				want["lwp-start in the child"] = c.threads
+			}
+			if c.how == "exit" || c.how == "group" {
+				// one lwp-exit a thread; after an exec, the thread that
+				// exec'd fires it with the pid, which the main thread
+				// fired it with when the exec killed it
+				tids := map[uint32]bool{}
+				for _, tid := range lwpExits {
+					tids[tid] = true
+				}
+				if len(tids) != len(lwpExits) {
+					got["lwp-exit in the child, twice in a thread"]++
 				}
 			}
-			if exits != 1 || lwps != c.threads {
+			if !maps.Equal(got, want) {
 				if bad[what]++; bad[what] == 1 {
-					t.Errorf("%s: exit fired %d times and lwp-exit %d times in process %d, want 1 and %d", what, exits, lwps, pid, c.threads)
+					t.Errorf("%s: parent %d, child %d:\n%s", what, parent, child, diff(got, want))
 				}
 			}
 		}
 	}
 	if len(bad) > 0 {
-		t.Errorf("processes with exit or lwp-exit wrong, of %d each: %v", rounds, bad)
+		t.Errorf("processes with some lwp-*, exit, create or start wrong, of %d each: %v", rounds, bad)
 	}
+}
+
+// member is the member name of s.
+func member(t *testing.T, s *provider.Struct, name string) *provider.Member {
+	t.Helper()
+	m, ok := s.Member(name)
+	if !ok {
+		t.Fatalf("%s has no %s", s.Name, name)
+	}
+	return m
+}
+
+// diff lists the counts of got and want, one a line, marking those that
+// differ.
+func diff(got, want map[string]int) string {
+	var keys []string
+	for k := range got {
+		keys = append(keys, k)
+	}
+	for k := range want {
+		if _, ok := got[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	for _, k := range keys {
+		mark := "  "
+		if got[k] != want[k] {
+			mark = "! "
+		}
+		fmt.Fprintf(&b, "%s%s: %d, want %d\n", mark, k, got[k], want[k])
+	}
+	return b.String()
 }
 
 // TestSignalHandleDying: when a process dies, Linux fires signal_deliver

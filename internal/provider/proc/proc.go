@@ -1,24 +1,28 @@
 // Package proc is the proc provider: process and thread life cycle and
 // signals, on the kernel's stable tracepoints (BTF-typed raw tracepoints).
+// Every thread of a process fires the lwp-* probes, its first and last
+// too, as in illumos: a process of n threads fires lwp-create, lwp-start
+// and lwp-exit n times each.
 //
 //	exec-success  sched_process_exec, in the process after exec
-//	exit          sched_process_exit of the last thread; args[0] is the
-//	              reason (CLD_EXITED 1, CLD_KILLED 2, CLD_DUMPED 3)
-//	lwp-exit      sched_process_exit of any other thread
+//	lwp-exit      sched_process_exit, in every thread that exits
+//	exit          sched_process_exit of the last thread, after its
+//	              lwp-exit; args[0] is the reason (CLD_EXITED 1,
+//	              CLD_KILLED 2, CLD_DUMPED 3)
 //
 //	              The last thread is the one whose exit took the
 //	              process's count of live threads to 0: the tracepoint's
 //	              group_dead (Linux 6.16). Before 6.16 the tracepoint has
 //	              no group_dead and the count is read at the tracepoint,
 //	              where two threads that exit at once can both find it 0
-//	              (exit fires twice, lwp-exit not at all), or a thread
-//	              find it 1 in exit's program and 0 in lwp-exit's (it
-//	              fires neither).
+//	              and both fire exit.
 //
-//	create        sched_process_fork of a new process, in the parent;
-//	              args[0] psinfo_t of the child
-//	lwp-create    sched_process_fork of a new thread, in the creator;
-//	              args[0] lwpsinfo_t, args[1] psinfo_t of the thread
+//	lwp-create    sched_process_fork, in the creator, for every new
+//	              thread (a new process's first one too, before create);
+//	              args[0] lwpsinfo_t, args[1] psinfo_t of the thread:
+//	              for a new process's first thread, the new process
+//	create        sched_process_fork of a new process, in the parent,
+//	              after lwp-create; args[0] psinfo_t of the child
 //	signal-send   signal_generate, in the sender; args[0] lwpsinfo_t,
 //	              args[1] psinfo_t of the target, args[2] the signal;
 //	              not for a signal the target ignores (signal-discard)
@@ -39,7 +43,8 @@
 //	              pid, tid, execname, curpsinfo and self-> are the new
 //	              process's (the tracepoint fires in the parent, before
 //	              the child first runs; DTrace fires in the child)
-//	lwp-start     sched_process_fork of a new thread, for the thread
+//	lwp-start     sched_process_fork, for every new thread (a new
+//	              process's first one too, after start), as start is
 //	exec          sys_enter of execve or execveat, in the process about
 //	              to exec; args[0] the path (a user address: stringof()
 //	              and copyinstr() read it)
@@ -47,6 +52,11 @@
 //	              errno
 //	signal-clear  sys_exit of rt_sigtimedwait that took a pending signal;
 //	              args[0] the signal
+//
+// The probes of one tracepoint fire in the order of their local IDs:
+// codegen attaches a tracepoint's programs in probe ID order and the
+// kernel runs them in the order attached. defs lists lwp-exit before exit,
+// lwp-create before create and start before lwp-start for that reason.
 //
 // The system call numbers are x86-64's; a 32-bit process's execve does not
 // fire exec or exec-failure.
@@ -75,10 +85,11 @@ var (
 
 var defs = []provider.HookProbe{
 	{Name: "exec-success", Tracepoint: "sched_process_exec"},
-	{Name: "exit", Tracepoint: "sched_process_exit", Args: []provider.Arg{intArg}},
+	// in a tracepoint's order of firing (the package comment)
 	{Name: "lwp-exit", Tracepoint: "sched_process_exit"},
-	{Name: "create", Tracepoint: "sched_process_fork", Args: []provider.Arg{psArg}},
+	{Name: "exit", Tracepoint: "sched_process_exit", Args: []provider.Arg{intArg}},
 	{Name: "lwp-create", Tracepoint: "sched_process_fork", Args: []provider.Arg{lwpArg, psArg}},
+	{Name: "create", Tracepoint: "sched_process_fork", Args: []provider.Arg{psArg}},
 	{Name: "signal-send", Tracepoint: "signal_generate", Args: []provider.Arg{lwpArg, psArg, intArg}},
 	{Name: "signal-handle", Tracepoint: "signal_deliver", Args: []provider.Arg{intArg, {Type: "siginfo_t *"}, {Type: "void (*)(void)"}}},
 	{Name: "start", Tracepoint: "sched_process_fork", Subject: 2},     // the child
@@ -149,7 +160,10 @@ func (Provider) Prologue(h provider.Hook, probes []*provider.Probe, n provider.N
 	insns := provider.PrologueStart(pr.ID)
 	fill := n.Args[0] || n.Args[1]
 	switch pr.Name {
-	case "exit", "lwp-exit":
+	case "lwp-exit":
+		// every thread, the last one too (illumos's proc_exit fires
+		// lwp-exit, then exit)
+	case "exit":
 		// the task is current
 		insns = append(insns, asm.LoadMem(asm.R8, ctx, 0, asm.DWord))
 		if groupDeadArg() {
@@ -165,41 +179,42 @@ func (Provider) Prologue(h provider.Hook, probes []*provider.Probe, n provider.N
 			insns = append(insns, asm.LoadMem(asm.R0, r, provider.CtxTemp, asm.Word))
 		}
 		// R0 is 0 in the last thread
-		if pr.Name == "exit" {
-			insns = append(insns, asm.JNE.Imm(asm.R0, 0, skip))
-			// reason from exit_code: killed by a signal, dumped core, or exited
-			insns = append(insns, provider.ReadTaskField(asm.R8, "exit_code", provider.CtxTemp, 4)...)
-			insns = append(insns,
-				asm.LoadMem(asm.R0, r, provider.CtxTemp, asm.Word),
-				asm.Mov.Imm(asm.R1, 1), // CLD_EXITED
-				asm.Mov.Reg(asm.R2, asm.R0),
-				asm.And.Imm(asm.R2, 0x7f),
-				asm.JEq.Imm(asm.R2, 0, "proc_reason"),
-				asm.Mov.Imm(asm.R1, 2), // CLD_KILLED
-				asm.And.Imm(asm.R0, 0x80),
-				asm.JEq.Imm(asm.R0, 0, "proc_reason"),
-				asm.Mov.Imm(asm.R1, 3), // CLD_DUMPED
-				asm.StoreMem(r, provider.CtxArg0, asm.R1, asm.DWord).WithSymbol("proc_reason"),
-			)
-		} else {
-			insns = append(insns, asm.JEq.Imm(asm.R0, 0, skip))
-		}
-	case "create", "lwp-create", "start", "lwp-start":
-		// child: a new process when its pid is its tgid
+		insns = append(insns, asm.JNE.Imm(asm.R0, 0, skip))
+		// reason from exit_code: killed by a signal, dumped core, or exited
+		insns = append(insns, provider.ReadTaskField(asm.R8, "exit_code", provider.CtxTemp, 4)...)
+		insns = append(insns,
+			asm.LoadMem(asm.R0, r, provider.CtxTemp, asm.Word),
+			asm.Mov.Imm(asm.R1, 1), // CLD_EXITED
+			asm.Mov.Reg(asm.R2, asm.R0),
+			asm.And.Imm(asm.R2, 0x7f),
+			asm.JEq.Imm(asm.R2, 0, "proc_reason"),
+			asm.Mov.Imm(asm.R1, 2), // CLD_KILLED
+			asm.And.Imm(asm.R0, 0x80),
+			asm.JEq.Imm(asm.R0, 0, "proc_reason"),
+			asm.Mov.Imm(asm.R1, 3), // CLD_DUMPED
+			asm.StoreMem(r, provider.CtxArg0, asm.R1, asm.DWord).WithSymbol("proc_reason"),
+		)
+	case "create", "start":
+		// the child is a new process when its pid is its tgid
 		insns = append(insns, asm.LoadMem(asm.R8, ctx, 8, asm.DWord))
 		insns = append(insns, provider.ReadTaskField(asm.R8, "pid", provider.CtxTemp, 4)...)
 		insns = append(insns, provider.ReadTaskField(asm.R8, "tgid", provider.CtxTemp+4, 4)...)
 		insns = append(insns,
 			asm.LoadMem(asm.R0, r, provider.CtxTemp, asm.Word),
-			asm.LoadMem(asm.R1, r, provider.CtxTemp+4, asm.Word))
-		if pr.Name == "create" || pr.Name == "start" {
-			insns = append(insns, asm.JNE.Reg(asm.R0, asm.R1, skip))
-		} else {
-			insns = append(insns, asm.JEq.Reg(asm.R0, asm.R1, skip))
-		}
-		if fill && (pr.Name == "create" || pr.Name == "lwp-create") {
+			asm.LoadMem(asm.R1, r, provider.CtxTemp+4, asm.Word),
+			asm.JNE.Reg(asm.R0, asm.R1, skip))
+		if fill && pr.Name == "create" {
 			insns = append(insns, provider.FillTaskArg(1)...)
 		}
+	case "lwp-create":
+		// every new thread, a new process's first one too (illumos's
+		// fork creates the child's lwp with lwp_create); its
+		// lwpsinfo_t and its process's psinfo_t
+		if fill {
+			insns = append(insns, provider.FillTaskArg(1)...)
+		}
+	case "lwp-start":
+		// every new thread, as lwp-create
 	case "exec":
 		// sys_enter(regs, id): execve's path is its first argument,
 		// execveat's its second

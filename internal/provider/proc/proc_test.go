@@ -20,13 +20,16 @@ func TestMatch(t *testing.T) {
 		want string
 	}{
 		{provider.Desc{Provider: "proc", Name: "exec-success"}, "proc::sched_process_exec:exec-success"},
-		{provider.Desc{Provider: "proc"}, "proc::sched_process_exec:exec-success proc::sched_process_exit:exit " +
-			"proc::sched_process_exit:lwp-exit proc::sched_process_fork:create proc::sched_process_fork:lwp-create " +
+		// a tracepoint's probes in the order they fire (the package
+		// comment): lwp-exit then exit, lwp-create then create, start
+		// then lwp-start
+		{provider.Desc{Provider: "proc"}, "proc::sched_process_exec:exec-success proc::sched_process_exit:lwp-exit " +
+			"proc::sched_process_exit:exit proc::sched_process_fork:lwp-create proc::sched_process_fork:create " +
 			"proc::signal_generate:signal-send proc::signal_deliver:signal-handle " +
 			"proc::sched_process_fork:start proc::sched_process_fork:lwp-start " +
 			"proc::sys_enter:exec proc::sys_exit:exec-failure proc::sys_exit:signal-clear proc::signal_generate:signal-discard"},
 		{provider.Desc{Provider: "proc", Name: "signal-*"}, "proc::signal_generate:signal-send proc::signal_deliver:signal-handle proc::sys_exit:signal-clear proc::signal_generate:signal-discard"},
-		{provider.Desc{Provider: "proc", Function: "sched_process_exit"}, "proc::sched_process_exit:exit proc::sched_process_exit:lwp-exit"},
+		{provider.Desc{Provider: "proc", Function: "sched_process_exit"}, "proc::sched_process_exit:lwp-exit proc::sched_process_exit:exit"},
 		{provider.Desc{Provider: "proc", Name: "exec"}, "proc::sys_enter:exec"},
 		{provider.Desc{Provider: "proc", Name: "exec-failure"}, "proc::sys_exit:exec-failure"},
 		{provider.Desc{Provider: "proc", Name: "start"}, "proc::sched_process_fork:start"},
@@ -148,7 +151,7 @@ func TestFire(t *testing.T) {
 	for name, l := range ls {
 		got[name] = l.Firings(t)
 	}
-	fired := func(name string, pid uint32, ok func(f runtimetest.Firing) bool) {
+	fired := func(name string, pid uint32, want int, ok func(f runtimetest.Firing) bool) {
 		t.Helper()
 		n := 0
 		for _, f := range got[name] {
@@ -159,21 +162,27 @@ func TestFire(t *testing.T) {
 				n++
 			}
 		}
-		if n != 1 {
-			t.Errorf("proc:::%s: %d firings in process %d as expected, want 1", name, n, pid)
+		if n != want {
+			t.Errorf("proc:::%s: %d firings in process %d as expected, want %d", name, n, pid, want)
 		}
 	}
-	fired("exec-success", pyPid, func(runtimetest.Firing) bool { return true })
-	fired("create", me, func(f runtimetest.Firing) bool {
+	fired("exec-success", pyPid, 1, func(runtimetest.Firing) bool { return true })
+	fired("create", me, 1, func(f runtimetest.Firing) bool {
 		return f.Int(m(ps, "pr_pid")) == int64(pyPid) && f.Int(m(ps, "pr_ppid")) == int64(me)
 	})
-	fired("lwp-create", pyPid, func(f runtimetest.Firing) bool {
+	// python3's two threads: its first, made by the test (lwp-create
+	// for a new process's thread), and the one it makes
+	fired("lwp-create", me, 1, func(f runtimetest.Firing) bool {
+		return f.Int(m(ps, "pr_pid")) == int64(pyPid) && f.Int(m(lwp, "pr_lwpid")) == int64(pyPid) && f.Int(m(ps, "pr_ppid")) == int64(me)
+	})
+	fired("lwp-create", pyPid, 1, func(f runtimetest.Firing) bool {
 		return f.Int(m(ps, "pr_pid")) == int64(pyPid) && f.Int(m(lwp, "pr_lwpid")) != int64(pyPid) && f.Int(m(lwp, "pr_lwpid")) > 0
 	})
-	// two threads exit: the one that is last fires exit, the other lwp-exit
-	fired("lwp-exit", pyPid, func(runtimetest.Firing) bool { return true })
-	fired("exit", pyPid, func(f runtimetest.Firing) bool { return f.Args[0] == 1 }) // CLD_EXITED
-	fired("exit", kPid, func(f runtimetest.Firing) bool { return f.Args[0] == 2 })  // CLD_KILLED
+	// both threads fire lwp-exit, the last one exit too
+	fired("lwp-exit", pyPid, 2, func(runtimetest.Firing) bool { return true })
+	fired("exit", pyPid, 1, func(f runtimetest.Firing) bool { return f.Args[0] == 1 }) // CLD_EXITED
+	fired("lwp-exit", kPid, 1, func(runtimetest.Firing) bool { return true })
+	fired("exit", kPid, 1, func(f runtimetest.Firing) bool { return f.Args[0] == 2 }) // CLD_KILLED
 	var usr1, kill int
 	for _, f := range got["signal-send"] {
 		if f.Pid == pyPid && f.Args[2] == uint64(unix.SIGUSR2) {
@@ -189,7 +198,7 @@ func TestFire(t *testing.T) {
 	if usr1 != 1 || kill != 1 {
 		t.Errorf("signal-send: SIGUSR1 to itself %d times, SIGKILL to sleep %d times; want once each", usr1, kill)
 	}
-	fired("signal-discard", pyPid, func(f runtimetest.Firing) bool {
+	fired("signal-discard", pyPid, 1, func(f runtimetest.Firing) bool {
 		return f.Args[2] == uint64(unix.SIGUSR2) && f.Int(m(ps, "pr_pid")) == int64(pyPid) && f.Int(m(lwp, "pr_lwpid")) == int64(pyPid)
 	})
 	handled := 0
