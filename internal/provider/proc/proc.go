@@ -44,7 +44,8 @@
 //	              process's (the tracepoint fires in the parent, before
 //	              the child first runs; DTrace fires in the child)
 //	lwp-start     sched_process_fork, for every new thread (a new
-//	              process's first one too, after start), as start is
+//	              process's first one too, after start): pid, tid,
+//	              execname, curpsinfo and self-> are the thread's
 //	exec          sys_enter of execve or execveat, in the process about
 //	              to exec; args[0] the path (a user address: stringof()
 //	              and copyinstr() read it)
