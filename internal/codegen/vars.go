@@ -329,6 +329,13 @@ func (g *gen) stackInto(e ast.Expr, f plan.Field, off int) {
 	g.zero(off, f.Size)
 	flags := int32(0)
 	buf := off + 8
+	what := "stack()"
+	if f.Kind == plan.FUStack {
+		what = "ustack()"
+	}
+	if !g.requestStack(e.Pos(), what) {
+		return
+	}
 	if f.Kind == plan.FUStack && g.cl != nil && g.cl.Subject > 0 && g.deferDepth > 0 {
 		g.deferredUstack(f, off)
 		return

@@ -55,7 +55,7 @@ var reqArgs = []provider.Arg{
 }
 
 var defs = []provider.HookProbe{
-	{Name: "start", Tracepoint: "block_rq_issue", Args: reqArgs},
+	{Name: "start", Tracepoint: "block_rq_issue", Args: reqArgs, Subject: provider.SubjectRequest},
 	{Name: "done", Tracepoint: "block_rq_complete", Args: reqArgs},
 }
 

@@ -1,0 +1,170 @@
+package codegen
+
+import (
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
+	"github.com/cilium/ebpf/btf"
+
+	"github.com/sonde-trace/sonde/internal/plan"
+	"github.com/sonde-trace/sonde/internal/probe"
+	"github.com/sonde-trace/sonde/internal/provider"
+)
+
+// A probe whose Subject is probe.SubjectRequest (io:::start, on the
+// block_rq_issue tracepoint) fires for the thread that made the block
+// request, not for the one dispatching the queue it runs in. That thread
+// is known where the request is made: the block_io_start tracepoint, once
+// per request, in the submitting thread (bios merged into the request
+// later keep its maker, as DTrace's io:::start fires once per buf in the
+// thread that called bdev_strategy).
+//
+// Companion programs keep a reference to each request's maker in a hash
+// map keyed by the request's address (reqSubjMap): block_io_start stores
+// it (bpf_task_acquire into a kptr field, so the task_struct outlives its
+// thread), block_rq_requeue marks the request as issued already, and
+// block_rq_merge (a request merged into another and freed) and
+// block_rq_complete delete the entry, which releases the reference. The
+// probe's program looks the request up before anything else: with no
+// entry (made before tracing began, or by the block layer itself, as the
+// cache flushes of a flush sequence are) or a requeued one, the probe does
+// not fire; otherwise the maker's task pointer, an RCU-protected pointer
+// the verifier accepts wherever a task_struct is taken, is kept in a stack
+// slot that every clause of the program leaves alone (reqSubjSlot), where
+// subjectTask finds it.
+//
+// An entry that cannot be stored (the map full) is counted as a dynamic
+// variable drop: that request then does not fire the probe.
+
+const (
+	reqSubjMap   = "reqsubj"
+	reqSubjSlot  = -16     // fp-16: the maker's task_struct, in programs with a request subject
+	reqSubjValue = 16      // struct { struct task_struct __kptr *task; u64 requeued; }
+	reqSubjMax   = 1 << 16 // requests in flight at once, over every device
+)
+
+// reqSubjHooks are the companion programs' tracepoints.
+var reqSubjHooks = []string{"block_io_start", "block_rq_requeue", "block_rq_merge", "block_rq_complete"}
+
+func hasRequestSubject(probes []*provider.Probe) bool {
+	for _, p := range probes {
+		if p.Subject == probe.SubjectRequest {
+			return true
+		}
+	}
+	return false
+}
+
+// requestSubject looks up the request in argument 0 of the hook and leaves
+// its maker's task pointer at reqSubjSlot, or leaves the program when the
+// probe must not fire for it.
+func (g *gen) requestSubject() {
+	g.emit(
+		asm.LoadMem(asm.R1, provider.RegCtx, 0, asm.DWord),
+		asm.StoreMem(asm.R10, reqSubjSlot, asm.R1, asm.DWord),
+		asm.LoadMapPtr(asm.R1, 0).WithReference(reqSubjMap),
+		asm.Mov.Reg(asm.R2, asm.R10),
+		asm.Add.Imm(asm.R2, reqSubjSlot),
+		asm.FnMapLookupElem.Call(),
+		asm.JEq.Imm(asm.R0, 0, "exit"), // made before tracing began, or by the block layer
+		asm.LoadMem(asm.R1, asm.R0, 8, asm.DWord),
+		asm.JNE.Imm(asm.R1, 0, "exit"), // requeued: it fired when first issued
+		asm.LoadMem(asm.R1, asm.R0, 0, asm.DWord),
+		asm.JEq.Imm(asm.R1, 0, "exit"),
+		asm.StoreMem(asm.R10, reqSubjSlot, asm.R1, asm.DWord),
+	)
+}
+
+// requestPrograms returns the companion programs that keep each request's
+// maker in reqSubjMap.
+func (g *gen) requestPrograms() []*plan.Program {
+	var progs []*plan.Program
+	for i, tp := range reqSubjHooks {
+		g.insns = nil
+		g.labels = 0
+		g.emit(
+			asm.Mov.Reg(provider.RegCtx, asm.R1),
+			asm.LoadMem(asm.R1, provider.RegCtx, 0, asm.DWord), // the request
+			asm.StoreMem(asm.R10, -16, asm.R1, asm.DWord),
+		)
+		switch tp {
+		case "block_io_start":
+			g.requestMaker()
+		case "block_rq_requeue":
+			g.emit(
+				asm.LoadMapPtr(asm.R1, 0).WithReference(reqSubjMap),
+				asm.Mov.Reg(asm.R2, asm.R10),
+				asm.Add.Imm(asm.R2, -16),
+				asm.FnMapLookupElem.Call(),
+				asm.JEq.Imm(asm.R0, 0, "exit"),
+				asm.Mov.Imm(asm.R1, 1),
+				asm.StoreMem(asm.R0, 8, asm.R1, asm.DWord),
+			)
+		default:
+			g.emit(
+				asm.LoadMapPtr(asm.R1, 0).WithReference(reqSubjMap),
+				asm.Mov.Reg(asm.R2, asm.R10),
+				asm.Add.Imm(asm.R2, -16),
+				asm.FnMapDeleteElem.Call(),
+			)
+		}
+		g.emit(asm.Mov.Imm(asm.R0, 0).WithSymbol("exit"), asm.Return())
+		name := "rq" + string(rune('0'+i))
+		insns := append(asm.Instructions(nil), g.insns...)
+		insns[0] = insns[0].WithSymbol(name)
+		hook := provider.Hook{Kind: provider.HookBTFTP, Name: tp, Group: "io"}
+		progs = append(progs, &plan.Program{Name: name, Hook: hook, Type: ebpf.Tracing, Insns: insns})
+	}
+	g.insns = nil
+	return progs
+}
+
+// requestMaker stores a new entry for the request at fp-16 with a
+// reference to the current thread.
+func (g *gen) requestMaker() {
+	g.emit(
+		provider.StoreImm64(asm.R10, -32, 0),
+		provider.StoreImm64(asm.R10, -24, 0),
+		asm.LoadMapPtr(asm.R1, 0).WithReference(reqSubjMap),
+		asm.Mov.Reg(asm.R2, asm.R10),
+		asm.Add.Imm(asm.R2, -16),
+		asm.Mov.Reg(asm.R3, asm.R10),
+		asm.Add.Imm(asm.R3, -32),
+		asm.Mov.Imm(asm.R4, 0), // BPF_ANY: a request's address is reused
+		asm.FnMapUpdateElem.Call(),
+		asm.JEq.Imm(asm.R0, 0, "rq_stored"),
+	)
+	g.stat(plan.StatDynDrops)
+	g.emit(
+		asm.Ja.Label("exit"),
+		asm.LoadMapPtr(asm.R1, 0).WithReference(reqSubjMap).WithSymbol("rq_stored"),
+		asm.Mov.Reg(asm.R2, asm.R10),
+		asm.Add.Imm(asm.R2, -16),
+		asm.FnMapLookupElem.Call(),
+		asm.JEq.Imm(asm.R0, 0, "exit"),
+		asm.Mov.Reg(asm.R8, asm.R0),
+		asm.FnGetCurrentTaskBtf.Call(),
+		asm.Mov.Reg(asm.R1, asm.R0),
+		provider.KfuncCall("bpf_task_acquire"),
+		asm.JEq.Imm(asm.R0, 0, "exit"), // an exiting thread
+		asm.Mov.Reg(asm.R2, asm.R0),
+		asm.Mov.Reg(asm.R1, asm.R8),
+		asm.FnKptrXchg.Call(),
+		asm.JEq.Imm(asm.R0, 0, "exit"),
+		asm.Mov.Reg(asm.R1, asm.R0),
+		provider.KfuncCall("bpf_task_release"),
+	)
+}
+
+// reqSubjSpec is the spec of reqSubjMap: its value's BTF marks the task
+// pointer as a referenced kptr.
+func reqSubjSpec() *ebpf.MapSpec {
+	u64 := &btf.Int{Name: "u64", Size: 8}
+	task := &btf.Pointer{Target: &btf.TypeTag{Value: "kptr", Type: &btf.Struct{Name: "task_struct"}}}
+	return &ebpf.MapSpec{Name: reqSubjMap, Type: ebpf.Hash, KeySize: 8, ValueSize: reqSubjValue,
+		MaxEntries: reqSubjMax, Flags: 1, /* BPF_F_NO_PREALLOC */
+		Key: u64,
+		Value: &btf.Struct{Name: "sonde_reqsubj", Size: reqSubjValue, Members: []btf.Member{
+			{Name: "task", Type: task, Offset: 0},
+			{Name: "requeued", Type: u64, Offset: 64},
+		}}}
+}

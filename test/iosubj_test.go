@@ -1,0 +1,74 @@
+package test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/sonde-trace/sonde/internal/testenv"
+)
+
+// TestIOStartMaker: io:::start credits each request to the thread that
+// made it, as DTrace's does (it fires in the thread that called
+// bdev_strategy), though Linux issues a request in whichever thread
+// dispatches the disk's queue. Two dd's of unique names write 4,000
+// O_DIRECT blocks each at once to one disk of the test's own, with an I/O
+// scheduler (mq-deadline), whose queue either writer dispatches: each is
+// counted exactly 4,000 requests, of 512 bytes each, with its own pid.
+// Before the maker was carried from block_io_start, the writers took tens
+// to hundreds of each other's requests, and kworkers some.
+func TestIOStartMaker(t *testing.T) {
+	const n = 4000
+	loop := testenv.LoopDevice(t) // 4 MiB: room for both
+	sched := "/sys/block/" + filepath.Base(loop) + "/queue/scheduler"
+	if err := os.WriteFile(sched, []byte("mq-deadline"), 0o644); err != nil {
+		t.Fatalf("%s: %v (the test needs the mq-deadline I/O scheduler)", sched, err)
+	}
+	var names, paths []string
+	for _, p := range []string{"sioa", "siob"} {
+		name, path := uniqueDD(t, p)
+		names, paths = append(names, name), append(paths, path)
+	}
+	var sh []string
+	for i, p := range paths {
+		sh = append(sh, fmt.Sprintf("%s if=/dev/zero of=%s bs=512 count=%d seek=%d oflag=direct status=none &", p, loop, n, i*n))
+	}
+	script := strings.Join(sh, " ") + " wait"
+	out, _ := runSonde(t, "-q", "-n", `
+		io:::start /execname == "`+names[0]+`" || execname == "`+names[1]+`"/ {
+			@n[execname] = count();
+			@bytes[execname] = sum(args[0]->b_bcount);
+			@pids[execname, pid] = count();
+		}
+		END {
+			printa("n %s %@d\n", @n);
+			printa("bytes %s %@d\n", @bytes);
+			printa("pid %s %d %@d\n", @pids);
+		}`, "-c", "sh -c '"+script+"'")
+	for _, name := range names {
+		if got := field(out, `n `+name+` (\d+)`); got != n {
+			t.Errorf("%s: %d requests at io:::start, want exactly %d\n%s", name, got, n, out)
+		}
+		if got := field(out, `bytes `+name+` (\d+)`); got != n*512 {
+			t.Errorf("%s: %d bytes at io:::start, want exactly %d\n%s", name, got, n*512, out)
+		}
+		if pids := regexp.MustCompile(`(?m)^pid `+name+` \d+ \d+$`).FindAllString(out, -1); len(pids) != 1 {
+			t.Errorf("%s: io:::start gave %d pids, want 1\n%s", name, len(pids), out)
+		}
+	}
+}
+
+// field returns the number re's first group captures in s, -1 without a
+// match.
+func field(s, re string) int {
+	m := regexp.MustCompile(`(?m)^` + re + `$`).FindStringSubmatch(s)
+	if m == nil {
+		return -1
+	}
+	k, _ := strconv.Atoi(m[1])
+	return k
+}
