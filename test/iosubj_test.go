@@ -18,7 +18,8 @@ import (
 // dispatches the disk's queue. Two dd's of unique names write 4,000
 // O_DIRECT blocks each at once to one disk of the test's own, with an I/O
 // scheduler (mq-deadline), whose queue either writer dispatches: each is
-// counted exactly 4,000 requests, of 512 bytes each, with its own pid.
+// counted exactly 4,000 requests, of 512 bytes each, with its own pid,
+// tid and self-> variables.
 // Before the maker was carried from block_io_start, the writers took tens
 // to hundreds of each other's requests, and kworkers some.
 func TestIOStartMaker(t *testing.T) {
@@ -39,15 +40,18 @@ func TestIOStartMaker(t *testing.T) {
 	}
 	script := strings.Join(sh, " ") + " wait"
 	out, _ := runSonde(t, "-q", "-n", `
+		syscall::write:entry /execname == "`+names[0]+`" || execname == "`+names[1]+`"/ { self->tid = tid; }
 		io:::start /execname == "`+names[0]+`" || execname == "`+names[1]+`"/ {
 			@n[execname] = count();
 			@bytes[execname] = sum(args[0]->b_bcount);
 			@pids[execname, pid] = count();
+			@self[execname] = sum(self->tid == tid && tid == curthread->pid);
 		}
 		END {
 			printa("n %s %@d\n", @n);
 			printa("bytes %s %@d\n", @bytes);
 			printa("pid %s %d %@d\n", @pids);
+			printa("self %s %@d\n", @self);
 		}`, "-c", "sh -c '"+script+"'")
 	for _, name := range names {
 		if got := field(out, `n `+name+` (\d+)`); got != n {
@@ -55,6 +59,9 @@ func TestIOStartMaker(t *testing.T) {
 		}
 		if got := field(out, `bytes `+name+` (\d+)`); got != n*512 {
 			t.Errorf("%s: %d bytes at io:::start, want exactly %d\n%s", name, got, n*512, out)
+		}
+		if got := field(out, `self `+name+` (\d+)`); got != n {
+			t.Errorf("%s: self-> of the thread that made the request in %d of its io:::start, want %d\n%s", name, got, n, out)
 		}
 		if pids := regexp.MustCompile(`(?m)^pid `+name+` \d+ \d+$`).FindAllString(out, -1); len(pids) != 1 {
 			t.Errorf("%s: io:::start gave %d pids, want 1\n%s", name, len(pids), out)
