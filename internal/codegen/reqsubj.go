@@ -39,7 +39,7 @@ const (
 	reqSubjMap   = "reqsubj"
 	reqSubjSlot  = -16     // fp-16: the maker's task_struct, in programs with a request subject
 	reqSubjValue = 16      // struct { struct task_struct __kptr *task; u64 requeued; }
-	reqSubjMax   = 1 << 16 // requests in flight at once, over every device
+	reqSubjMax   = 1 << 14 // requests made and not completed at once, over every device
 )
 
 // reqSubjHooks are the companion programs' tracepoints.
@@ -161,8 +161,9 @@ func reqSubjSpec() *ebpf.MapSpec {
 	u64 := &btf.Int{Name: "u64", Size: 8}
 	task := &btf.Pointer{Target: &btf.TypeTag{Value: "kptr", Type: &btf.Struct{Name: "task_struct"}}}
 	return &ebpf.MapSpec{Name: reqSubjMap, Type: ebpf.Hash, KeySize: 8, ValueSize: reqSubjValue,
-		MaxEntries: reqSubjMax, Flags: 1, /* BPF_F_NO_PREALLOC */
-		Key: u64,
+		// preallocated (1.2 MB): without, the programs cost ~100 ns more per request
+		MaxEntries: reqSubjMax,
+		Key:        u64,
 		Value: &btf.Struct{Name: "sonde_reqsubj", Size: reqSubjValue, Members: []btf.Member{
 			{Name: "task", Type: task, Offset: 0},
 			{Name: "requeued", Type: u64, Offset: 64},
