@@ -79,3 +79,41 @@ func field(s, re string) int {
 	k, _ := strconv.Atoi(m[1])
 	return k
 }
+
+// TestIOStartMakerStacks: stack() and ustack() in io:::start are the
+// stacks of the thread that made the request, where it made it (as
+// DTrace's are where bdev_strategy was called), not those of the thread
+// that issues it: every kernel stack of a dd's 2,000 O_DIRECT writes is
+// the write(2) path into blk_mq_submit_bio, none the dispatch path
+// (blk_mq_start_request, where io:::start runs), and its user stack is in
+// write. Before, stack() showed the issuing thread's stack, and then was
+// refused.
+func TestIOStartMakerStacks(t *testing.T) {
+	const n = 2000
+	loop := testenv.LoopDevice(t)
+	name, path := uniqueDD(t, "siostk")
+	out, _ := runSonde(t, "-q", "-n", `
+		io:::start /execname == "`+name+`"/ { @k[stack()] = count(); @u[ustack()] = count(); }
+		END { printa("kernel%k@%@d\n", @k); printa("user%k@%@d\n", @u); }`,
+		"-c", fmt.Sprintf("%s if=/dev/zero of=%s bs=512 count=%d oflag=direct status=none", path, loop, n))
+	counts := map[string]int{}
+	re := regexp.MustCompile(`(?s)(kernel|user)(.*?)@(\d+)\n`)
+	for _, m := range re.FindAllStringSubmatch(out, -1) {
+		k, _ := strconv.Atoi(m[3])
+		counts[m[1]] += k
+		frames := m[2]
+		switch m[1] {
+		case "kernel":
+			if !strings.Contains(frames, "blk_mq_submit_bio") || !strings.Contains(frames, "ksys_write") || strings.Contains(frames, "blk_mq_start_request") {
+				t.Errorf("a kernel stack at io:::start is not the write path that made the request (%d requests):%s", k, frames)
+			}
+		case "user":
+			if !strings.Contains(frames, "write") {
+				t.Errorf("a user stack at io:::start is not in write (%d requests):%s", k, frames)
+			}
+		}
+	}
+	if counts["kernel"] != n || counts["user"] != n {
+		t.Errorf("stacks of %d and %d requests, want %d each\n%s", counts["kernel"], counts["user"], n, out)
+	}
+}

@@ -180,11 +180,11 @@ func (g *gen) builtin(bv *check.BuiltinVar, pos token.Pos) {
 	case id == check.BUstackdepth:
 		g.ustackdepth(pos)
 	case id == check.BStackdepth:
-		if g.requestStack(pos, "stackdepth") {
+		if g.requestOnly(pos, "stackdepth") {
 			g.stackdepth() // kstack.go
 		}
 	case id == check.BCaller:
-		if g.requestStack(pos, "caller") {
+		if g.requestOnly(pos, "caller") {
 			g.caller() // kstack.go
 		}
 	case id == check.BUcaller:

@@ -128,15 +128,18 @@ type gen struct {
 	// and fp-16 the request's maker in a program with a request subject
 	stackBase int
 	reqSubj   bool // some probe has a request subject (reqsubj.go)
-	cond      int  // depth of if statements
-	abort     string
-	useSelf   bool
-	needs     provider.Needs
-	needTS    bool
-	errs      []error
-	action    int
-	strBack   map[ast.Expr]bool // strings strInto has asked strExpr to place
-	xl        xlState           // translator parameters bound (xlate.go)
+	// reqKStack and reqUStack are the sizes of the stacks kept for
+	// clauses with a request subject (reqsubj.go)
+	reqKStack, reqUStack int
+	cond                 int // depth of if statements
+	abort                string
+	useSelf              bool
+	needs                provider.Needs
+	needTS               bool
+	errs                 []error
+	action               int
+	strBack              map[ast.Expr]bool // strings strInto has asked strExpr to place
+	xl                   xlState           // translator parameters bound (xlate.go)
 }
 
 type assocMap struct {
@@ -317,6 +320,7 @@ func (g *gen) build() error {
 		hg.probes = append(hg.probes, pr)
 	}
 	if g.reqSubj = hasRequestSubject(probes); g.reqSubj {
+		g.reqStacks()
 		g.p.Programs = append(g.p.Programs, g.requestPrograms()...) // reqsubj.go
 	}
 	for i, hg := range groups {
@@ -358,7 +362,7 @@ func (g *gen) program(name string, hook provider.Hook, owner provider.Provider, 
 	g.sizes = map[*check.Clause]int{}
 	g.stackBase = 8
 	if hasRequestSubject(probes) {
-		g.stackBase = 16
+		g.stackBase = 24 // reqSubjSlot, reqEntrySlot
 	}
 	in := map[uint32]bool{}
 	for _, p := range probes {
@@ -395,7 +399,7 @@ func (g *gen) program(name string, hook provider.Hook, owner provider.Provider, 
 		asm.Mov.Reg(provider.RegScratch, asm.R0),
 	)
 	g.activityGate(hook)
-	if g.stackBase == 16 {
+	if g.stackBase == 24 {
 		g.requestSubject() // reqsubj.go
 	}
 	g.emit(pro...)
@@ -453,7 +457,7 @@ func (g *gen) mapSpecs() []*ebpf.MapSpec {
 		specs = append(specs, kframesMap()) // kstack.go
 	}
 	if g.reqSubj {
-		specs = append(specs, reqSubjSpec()) // reqsubj.go
+		specs = append(specs, g.reqSubjSpecs()...) // reqsubj.go
 	}
 	if g.selfSize > 0 {
 		// Local storage maps need BTF for their key and value.

@@ -127,11 +127,12 @@ func (g *gen) subjectTask(r asm.Register) {
 	}
 }
 
-// requestStack refuses, at pos, what (a stack, or what is read from one)
-// in a clause whose probes fire for the thread that made a block request
-// (io:::start): the probe runs where the request is issued, often in
-// another thread, and the maker's stack when it made the request is gone.
-func (g *gen) requestStack(pos token.Pos, what string) bool {
+// requestOnly refuses, at pos, what (read from the running thread's
+// stack) in a clause whose probes fire for the thread that made a block
+// request (io:::start): the probe runs where the request is issued, often
+// in another thread. (stack() and ustack() there are the maker's, saved
+// where it made the request: reqsubj.go.)
+func (g *gen) requestOnly(pos token.Pos, what string) bool {
 	if g.cl == nil || g.cl.Subject != probe.SubjectRequest {
 		return true
 	}
