@@ -185,7 +185,8 @@ func (g *gen) requestPrograms() []*plan.Program {
 		insns := append(asm.Instructions(nil), g.insns...)
 		insns[0] = insns[0].WithSymbol(name)
 		hook := provider.Hook{Kind: provider.HookBTFTP, Name: tp, Group: "io"}
-		progs = append(progs, &plan.Program{Name: name, Hook: hook, Type: ebpf.Tracing, Insns: insns})
+		progs = append(progs, &plan.Program{Name: name, Hook: hook, Type: ebpf.Tracing, Insns: insns,
+			For: "io:::start's record of the thread that made each request (it needs Linux 6.5's block_io_start)"})
 	}
 	g.insns = nil
 	return progs

@@ -340,6 +340,9 @@ func clauseList(p *plan.Plan, pr *plan.Program) string {
 			where = append(where, fmt.Sprintf("clause at %s", p.Records[s.Clause].Pos))
 		}
 	}
+	if len(where) == 0 && pr.For != "" {
+		return pr.For
+	}
 	if len(where) == 0 {
 		for _, r := range p.Records {
 			for _, q := range r.Probes {
