@@ -124,22 +124,23 @@ type gen struct {
 	recOff  int
 	tempOff int
 	stack   int // bytes of stack slots in use
-	// stackBase is stack at a clause's start: fp-8 holds the scratch key,
-	// and fp-16 the request's maker in a program with a request subject
+	cond    int // depth of if statements
+	abort   string
+	useSelf bool
+	needs   provider.Needs
+	needTS  bool
+	errs    []error
+	action  int
+	strBack map[ast.Expr]bool // strings strInto has asked strExpr to place
+	xl      xlState           // translator parameters bound (xlate.go)
+	// stackBase is stack at a clause's start: fp-8 holds the scratch key;
+	// in a program with a request subject, fp-16 the request's maker and
+	// fp-24 its entry (reqsubj.go)
 	stackBase int
 	reqSubj   bool // some probe has a request subject (reqsubj.go)
 	// reqKStack and reqUStack are the sizes of the stacks kept for
 	// clauses with a request subject (reqsubj.go)
 	reqKStack, reqUStack int
-	cond                 int // depth of if statements
-	abort                string
-	useSelf              bool
-	needs                provider.Needs
-	needTS               bool
-	errs                 []error
-	action               int
-	strBack              map[ast.Expr]bool // strings strInto has asked strExpr to place
-	xl                   xlState           // translator parameters bound (xlate.go)
 }
 
 type assocMap struct {
@@ -400,7 +401,7 @@ func (g *gen) program(name string, hook provider.Hook, owner provider.Provider, 
 	)
 	g.activityGate(hook)
 	if g.stackBase == 24 {
-		g.requestSubject() // reqsubj.go
+		g.requestSubject(last) // reqsubj.go
 	}
 	g.emit(pro...)
 	if g.deferDepth > 0 && hasSubject(probes) {

@@ -128,7 +128,7 @@ func (g *gen) subjectTask(r asm.Register) {
 }
 
 // requestOnly refuses, at pos, what (read from the running thread's
-// stack) in a clause whose probes fire for the thread that made a block
+// kernel stack) in a clause whose probes fire for the thread that made a block
 // request (io:::start): the probe runs where the request is issued, often
 // in another thread. (stack() and ustack() there are the maker's, saved
 // where it made the request: reqsubj.go.)
@@ -136,7 +136,7 @@ func (g *gen) requestOnly(pos token.Pos, what string) bool {
 	if g.cl == nil || g.cl.Subject != probe.SubjectRequest {
 		return true
 	}
-	g.errorf(pos, "%s is not supported in io:::start: it fires where the request is issued, often in another thread than the one that made it, whose stack at the time is gone", what)
+	g.errorf(pos, "%s is not supported in io:::start: it runs where the request is issued, often in another thread than the one that made it", what)
 	return false
 }
 

@@ -23,16 +23,17 @@ import (
 // Companion programs keep a reference to each request's maker in a hash
 // map keyed by the request's address (reqSubjMap): block_io_start stores
 // it (bpf_task_acquire into a kptr field, so the task_struct outlives its
-// thread), block_rq_requeue marks the request as issued already, and
-// block_rq_merge (a request merged into another and freed) and
-// block_rq_complete delete the entry, which releases the reference. The
-// probe's program looks the request up before anything else: with no
+// thread), and block_rq_merge (a request merged into another and freed)
+// and block_rq_complete delete the entry, which releases the reference.
+// The probe's program looks the request up before anything else: with no
 // entry (made before tracing began, or by the block layer itself, as the
-// cache flushes of a flush sequence are) or a requeued one, the probe does
-// not fire; otherwise the maker's task pointer, an RCU-protected pointer
-// the verifier accepts wherever a task_struct is taken, is kept in a stack
-// slot that every clause of the program leaves alone (reqSubjSlot), where
-// subjectTask finds it.
+// cache flushes of a flush sequence are) or one it has fired for already
+// (the driver requeued the request and issues it again), the probe does
+// not fire; otherwise the hook's last program marks the entry fired, and
+// the maker's task pointer, an RCU-protected pointer the verifier accepts
+// wherever a task_struct is taken, is kept in a stack slot that every
+// clause of the program leaves alone (reqSubjSlot), where subjectTask
+// finds it.
 //
 // stack() and ustack() in such a clause are the maker's stacks where it
 // made the request (as DTrace's are where bdev_strategy was called): when
@@ -49,13 +50,13 @@ const (
 	reqSubjMap   = "reqsubj"
 	reqZeroMap   = "reqzero" // an array of one zero value, stored as a new entry's when it is too large for the stack
 	reqSubjSlot  = -16       // fp-16: the maker's task_struct, in programs with a request subject
-	reqEntrySlot = -24       // fp-24: its entry, when stacks are kept
-	reqSubjValue = 16        // struct { struct task_struct __kptr *task; u64 requeued; kstack; ustack }
+	reqEntrySlot = -24       // fp-24: its entry
+	reqSubjValue = 16        // struct { struct task_struct __kptr *task; u64 fired; kstack; ustack }
 	reqSubjMax   = 1 << 14   // requests made and not completed at once, over every device
 )
 
 // reqSubjHooks are the companion programs' tracepoints.
-var reqSubjHooks = []string{"block_io_start", "block_rq_requeue", "block_rq_merge", "block_rq_complete"}
+var reqSubjHooks = []string{"block_io_start", "block_rq_merge", "block_rq_complete"}
 
 func hasRequestSubject(probes []*provider.Probe) bool {
 	for _, p := range probes {
@@ -128,8 +129,10 @@ func (g *gen) requestStack(f plan.Field, off int) {
 
 // requestSubject looks up the request in argument 0 of the hook and leaves
 // its maker's task pointer at reqSubjSlot, or leaves the program when the
-// probe must not fire for it.
-func (g *gen) requestSubject() {
+// probe must not fire for it. The hook's last program (mark) marks the
+// entry fired. (Not block_rq_requeue: a driver may requeue a request it
+// has not started, which block_rq_issue has not seen.)
+func (g *gen) requestSubject(mark bool) {
 	g.emit(
 		asm.LoadMem(asm.R1, provider.RegCtx, 0, asm.DWord),
 		asm.StoreMem(asm.R10, reqSubjSlot, asm.R1, asm.DWord),
@@ -141,6 +144,11 @@ func (g *gen) requestSubject() {
 		asm.LoadMem(asm.R1, asm.R0, 8, asm.DWord),
 		asm.JNE.Imm(asm.R1, 0, "exit"), // requeued: it fired when first issued
 		asm.StoreMem(asm.R10, reqEntrySlot, asm.R0, asm.DWord),
+	)
+	if mark {
+		g.emit(asm.Mov.Imm(asm.R1, 1), asm.StoreMem(asm.R0, 8, asm.R1, asm.DWord))
+	}
+	g.emit(
 		asm.LoadMem(asm.R1, asm.R0, 0, asm.DWord),
 		asm.JEq.Imm(asm.R1, 0, "exit"),
 		asm.StoreMem(asm.R10, reqSubjSlot, asm.R1, asm.DWord),
@@ -162,16 +170,6 @@ func (g *gen) requestPrograms() []*plan.Program {
 		switch tp {
 		case "block_io_start":
 			g.requestMaker()
-		case "block_rq_requeue":
-			g.emit(
-				asm.LoadMapPtr(asm.R1, 0).WithReference(reqSubjMap),
-				asm.Mov.Reg(asm.R2, asm.R10),
-				asm.Add.Imm(asm.R2, -16),
-				asm.FnMapLookupElem.Call(),
-				asm.JEq.Imm(asm.R0, 0, "exit"),
-				asm.Mov.Imm(asm.R1, 1),
-				asm.StoreMem(asm.R0, 8, asm.R1, asm.DWord),
-			)
 		default:
 			g.emit(
 				asm.LoadMapPtr(asm.R1, 0).WithReference(reqSubjMap),
@@ -275,15 +273,16 @@ func (g *gen) saveStack(off, head, size int, flags int32) {
 	)
 }
 
-// reqSubjSpec is the spec of reqSubjMap: its value's BTF marks the task
-// pointer as a referenced kptr.
+// reqSubjSpecs are the specs of reqSubjMap, whose value's BTF marks the
+// task pointer as a referenced kptr, and, when entries keep stacks, of
+// reqZeroMap.
 func (g *gen) reqSubjSpecs() []*ebpf.MapSpec {
 	u64 := &btf.Int{Name: "u64", Size: 8}
 	task := &btf.Pointer{Target: &btf.TypeTag{Value: "kptr", Type: &btf.Struct{Name: "task_struct"}}}
 	size := g.reqValueSize()
 	members := []btf.Member{
 		{Name: "task", Type: task, Offset: 0},
-		{Name: "requeued", Type: u64, Offset: 64},
+		{Name: "fired", Type: u64, Offset: 64},
 	}
 	if size > reqSubjValue {
 		members = append(members, btf.Member{Name: "stacks", Offset: 8 * reqSubjValue,
