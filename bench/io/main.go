@@ -1,8 +1,8 @@
 // Command io measures what io:::start costs in the kernel per request now
 // that it fires for the thread that made the request: the programs that
 // keep each request's maker (on block_io_start, block_rq_complete, and
-// block_rq_requeue and block_rq_merge, which seldom run) and the
-// io:::start program itself, which looks the request up; against the same
+// block_rq_merge, which seldom runs) and the io:::start program itself,
+// which looks the request up; against the same
 // D on the block_rq_issue tracepoint (tracepoint:block::block_rq_issue),
 // which credits the thread that dispatches the queue, as io:::start did
 // before. The workload is dd making 512-byte O_DIRECT writes to a loop
