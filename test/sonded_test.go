@@ -228,9 +228,7 @@ func TestSonded(t *testing.T) {
 
 	// Direct I/O to a disk: io.ops broken down by direction counts exactly
 	// the write requests the process made (each 4 KiB O_DIRECT write is
-	// one). The disk is the test's own loop device: io:::start fires in
-	// the thread that dispatches a disk's queue, on a shared disk now and
-	// then another writer's (docs/providers.md).
+	// one). The disk is the test's own loop device.
 	ioName, iodd := uniqueDD(t, "sio")
 	ioSpec := "io.ops[execname=" + ioName + "][op]"
 	s.create(ioSpec)

@@ -180,9 +180,13 @@ func (g *gen) builtin(bv *check.BuiltinVar, pos token.Pos) {
 	case id == check.BUstackdepth:
 		g.ustackdepth(pos)
 	case id == check.BStackdepth:
-		g.stackdepth() // kstack.go
+		if g.requestOnly(pos, "stackdepth") {
+			g.stackdepth() // kstack.go
+		}
 	case id == check.BCaller:
-		g.caller() // kstack.go
+		if g.requestOnly(pos, "caller") {
+			g.caller() // kstack.go
+		}
 	case id == check.BUcaller:
 		g.ucaller(pos) // regs.go
 	case id == check.BCurcpu:

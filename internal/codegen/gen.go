@@ -133,6 +133,14 @@ type gen struct {
 	action  int
 	strBack map[ast.Expr]bool // strings strInto has asked strExpr to place
 	xl      xlState           // translator parameters bound (xlate.go)
+	// stackBase is stack at a clause's start: fp-8 holds the scratch key;
+	// in a program with a request subject, fp-16 the request's maker and
+	// fp-24 its entry (reqsubj.go)
+	stackBase int
+	reqSubj   bool // some probe has a request subject (reqsubj.go)
+	// reqKStack and reqUStack are the sizes of the stacks kept for
+	// clauses with a request subject (reqsubj.go)
+	reqKStack, reqUStack int
 }
 
 type assocMap struct {
@@ -312,6 +320,10 @@ func (g *gen) build() error {
 		}
 		hg.probes = append(hg.probes, pr)
 	}
+	if g.reqSubj = hasRequestSubject(probes); g.reqSubj {
+		g.reqStacks()
+		g.p.Programs = append(g.p.Programs, g.requestPrograms()...) // reqsubj.go
+	}
 	for i, hg := range groups {
 		progs, err := g.hookPrograms(fmt.Sprintf("p%d", i), hg.hook, hg.owner, hg.probes)
 		if err != nil {
@@ -349,6 +361,10 @@ func (g *gen) program(name string, hook provider.Hook, owner provider.Provider, 
 	g.needs = provider.Needs{}
 	g.needTS = false
 	g.sizes = map[*check.Clause]int{}
+	g.stackBase = 8
+	if hasRequestSubject(probes) {
+		g.stackBase = 24 // reqSubjSlot, reqEntrySlot
+	}
 	in := map[uint32]bool{}
 	for _, p := range probes {
 		in[p.ID] = true
@@ -384,6 +400,9 @@ func (g *gen) program(name string, hook provider.Hook, owner provider.Provider, 
 		asm.Mov.Reg(provider.RegScratch, asm.R0),
 	)
 	g.activityGate(hook)
+	if g.stackBase == 24 {
+		g.requestSubject(last) // reqsubj.go
+	}
 	g.emit(pro...)
 	if g.deferDepth > 0 && hasSubject(probes) {
 		g.captureDeferredUstack()
@@ -438,6 +457,9 @@ func (g *gen) mapSpecs() []*ebpf.MapSpec {
 	if g.usesKframes {
 		specs = append(specs, kframesMap()) // kstack.go
 	}
+	if g.reqSubj {
+		specs = append(specs, g.reqSubjSpecs()...) // reqsubj.go
+	}
 	if g.selfSize > 0 {
 		// Local storage maps need BTF for their key and value.
 		u8 := &btf.Int{Name: "u8", Size: 1}
@@ -472,7 +494,7 @@ func (g *gen) clause(cl *check.Clause, skip string) {
 	g.rec = g.p.Records[cl.Index]
 	g.recOff = plan.HdrSize
 	g.tempOff = 0
-	g.stack = 8 // fp-8 holds the scratch key at entry; keep it
+	g.stack = g.stackBase // fp-8 holds the scratch key at entry; keep it
 	g.cond = 0
 	g.abort = skip
 	g.action = 0
@@ -491,7 +513,7 @@ func (g *gen) clause(cl *check.Clause, skip string) {
 		)
 		ok := g.label("self_ok")
 		g.emit(asm.JNE.Imm(regSelf, 0, ok))
-		if cl.Subject <= 0 {
+		if cl.Subject == 0 || cl.Subject == -1 {
 			// (a thread another one's probe fires for may be exiting or
 			// idle, with no storage: its self-> variables are all 0)
 			g.stat(plan.StatDynDrops)

@@ -16,6 +16,7 @@ import (
 	"github.com/sonde-trace/sonde/internal/d/check"
 	"github.com/sonde-trace/sonde/internal/d/token"
 	"github.com/sonde-trace/sonde/internal/plan"
+	"github.com/sonde-trace/sonde/internal/probe"
 	"github.com/sonde-trace/sonde/internal/provider"
 )
 
@@ -108,8 +109,12 @@ func (g *gen) memberStrInto(m *provider.Member, off, n int) {
 // in r: an argument of the BTF tracepoint (a trusted pointer the verifier
 // lets task storage use), or the current task.
 func (g *gen) subjectTask(r asm.Register) {
-	if g.cl != nil && g.cl.Subject < 0 {
-		g.errorf(g.cl.Node.Pos(), "the probes of this clause fire for different threads (sched:::on-cpu fires for the incoming one): split the clause")
+	if g.cl != nil && g.cl.Subject == -1 {
+		g.errorf(g.cl.Node.Pos(), "the probes of this clause fire for different threads (sched:::on-cpu fires for the incoming one, io:::start for the one that made the request): split the clause")
+		return
+	}
+	if g.cl != nil && g.cl.Subject == probe.SubjectRequest {
+		g.emit(asm.LoadMem(r, asm.R10, reqSubjSlot, asm.DWord)) // reqsubj.go
 		return
 	}
 	if g.cl != nil && g.cl.Subject != 0 {
@@ -122,6 +127,19 @@ func (g *gen) subjectTask(r asm.Register) {
 	}
 }
 
+// requestOnly refuses, at pos, what (read from the running thread's
+// kernel stack) in a clause whose probes fire for the thread that made a block
+// request (io:::start): the probe runs where the request is issued, often
+// in another thread. (stack() and ustack() there are the maker's, saved
+// where it made the request: reqsubj.go.)
+func (g *gen) requestOnly(pos token.Pos, what string) bool {
+	if g.cl == nil || g.cl.Subject != probe.SubjectRequest {
+		return true
+	}
+	g.errorf(pos, "%s is not supported in io:::start: it runs where the request is issued, often in another thread than the one that made it", what)
+	return false
+}
+
 // onlyCurrent refuses, at pos, what (an action or subroutine that acts on
 // the running thread: its signals, its user memory) in a clause whose
 // probes fire for another thread: sched:::on-cpu runs in the thread going
@@ -130,7 +148,7 @@ func (g *gen) onlyCurrent(pos token.Pos, what string) bool {
 	if g.cl == nil || g.cl.Subject == 0 {
 		return true
 	}
-	g.errorf(pos, "%s is not supported here: this probe fires for another thread than the one it runs in (sched:::on-cpu runs in the thread going off CPU), whose memory or signals it would use", what)
+	g.errorf(pos, "%s is not supported here: this probe fires for another thread than the one it runs in (sched:::on-cpu runs in the thread going off CPU, io:::start in whichever thread issues the request), whose memory or signals it would use", what)
 	return false
 }
 

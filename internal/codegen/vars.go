@@ -7,6 +7,7 @@ import (
 	"github.com/sonde-trace/sonde/internal/d/check"
 	"github.com/sonde-trace/sonde/internal/d/token"
 	"github.com/sonde-trace/sonde/internal/plan"
+	"github.com/sonde-trace/sonde/internal/probe"
 	"github.com/sonde-trace/sonde/internal/provider"
 	"github.com/sonde-trace/sonde/internal/value"
 )
@@ -329,6 +330,10 @@ func (g *gen) stackInto(e ast.Expr, f plan.Field, off int) {
 	g.zero(off, f.Size)
 	flags := int32(0)
 	buf := off + 8
+	if g.cl != nil && g.cl.Subject == probe.SubjectRequest {
+		g.requestStack(f, off) // reqsubj.go: the maker's, saved where it made the request
+		return
+	}
 	if f.Kind == plan.FUStack && g.cl != nil && g.cl.Subject > 0 && g.deferDepth > 0 {
 		g.deferredUstack(f, off)
 		return

@@ -133,6 +133,9 @@ type Program struct {
 	Type   ebpf.ProgramType
 	Insns  asm.Instructions
 	Probes []*provider.Probe
+	// For says what a program of no clause is for (a companion program
+	// some probes need), for messages.
+	For string
 	// Spans say which clause each part of Insns is the code of, so that a
 	// rejection by the verifier at an instruction can name the clause.
 	Spans []Span

@@ -198,13 +198,24 @@ type Probe struct {
 	// thread; n, the task_struct pointer in argument n-1 of the hook's
 	// BTF tracepoint (sched:::on-cpu fires from sched_switch, in the
 	// outgoing thread, for the incoming one). pid, tid, execname and
-	// self-> then refer to that thread.
+	// self-> then refer to that thread. SubjectRequest: the thread that
+	// made the block request in argument 0 (io:::start), kept from
+	// block_io_start in a map keyed by the request.
 	Subject int
 	// Sites are where a HookUprobe probe is placed (pid and USDT probes:
 	// one program per hook serves many sites, told apart by the cookie).
 	// A function's return probe has a site at each of its returns.
 	Sites []Site
 }
+
+// SubjectRequest is the Subject of a probe that fires for the thread that
+// made the block request its hook's first argument points to (io:::start
+// runs in whichever thread dispatches the queue). The code generator keeps
+// each request's maker, from the block_io_start tracepoint, in a map keyed
+// by the request; a request it has no maker for (submitted before tracing
+// began, or one the block layer makes itself, such as a cache flush) does
+// not fire the probe, nor does one the driver requeues, again.
+const SubjectRequest = -2
 
 // Site is one uprobe placement.
 type Site struct {

@@ -35,15 +35,16 @@ type (
 
 // Member kinds and hook kinds, from package probe.
 const (
-	MemberInt     = probe.MemberInt
-	MemberString  = probe.MemberString
-	MemberDataLoc = probe.MemberDataLoc
-	HookRun       = probe.HookRun
-	HookRawTP     = probe.HookRawTP
-	HookPerf      = probe.HookPerf
-	HookTP        = probe.HookTP
-	HookUprobe    = probe.HookUprobe
-	HookBTFTP     = probe.HookBTFTP
+	SubjectRequest = probe.SubjectRequest
+	MemberInt      = probe.MemberInt
+	MemberString   = probe.MemberString
+	MemberDataLoc  = probe.MemberDataLoc
+	HookRun        = probe.HookRun
+	HookRawTP      = probe.HookRawTP
+	HookPerf       = probe.HookPerf
+	HookTP         = probe.HookTP
+	HookUprobe     = probe.HookUprobe
+	HookBTFTP      = probe.HookBTFTP
 )
 
 // ErrNoProbes is probe.ErrNoProbes.
@@ -187,6 +188,23 @@ func WithFieldOffset(ins asm.Instruction, structName, field string) asm.Instruct
 func FieldOffsetOf(ins asm.Instruction) (FieldOffset, bool) {
 	fo, ok := ins.Metadata.Get(fieldOffsetKey{}).(FieldOffset)
 	return fo, ok
+}
+
+type kfuncKey struct{}
+
+// KfuncCall returns a call of the kernel function name (a kfunc such as
+// bpf_task_acquire), its BTF ID resolved from the kernel's BTF when the
+// program is loaded.
+func KfuncCall(name string) asm.Instruction {
+	ins := asm.Instruction{OpCode: asm.OpCode(asm.JumpClass).SetJumpOp(asm.Call), Src: asm.PseudoKfuncCall, Constant: -1}
+	ins.Metadata.Set(kfuncKey{}, name)
+	return ins
+}
+
+// KfuncOf returns the name of the kfunc ins calls, if it is a KfuncCall.
+func KfuncOf(ins asm.Instruction) (string, bool) {
+	name, ok := ins.Metadata.Get(kfuncKey{}).(string)
+	return name, ok
 }
 
 // ReadTaskField emits code that reads the size-byte field path of the

@@ -193,6 +193,14 @@ func p0(i int) int { return i }
 // patchOffsets resolves FieldOffset constants from the kernel's BTF.
 func patchOffsets(insns asm.Instructions, kspec **btf.Spec) error {
 	for i := range insns {
+		if name, ok := provider.KfuncOf(insns[i]); ok {
+			id, err := kfuncID(name, kspec)
+			if err != nil {
+				return err
+			}
+			insns[i].Constant, insns[i].Offset = int64(id), 0
+			continue
+		}
 		fo, ok := plan.FieldOffsetOf(insns[i])
 		if !ok {
 			continue
@@ -229,6 +237,22 @@ func patchOffsets(insns asm.Instructions, kspec **btf.Spec) error {
 		insns[i].Constant = int64(total)
 	}
 	return nil
+}
+
+// kfuncID returns the BTF ID of the kernel function name in vmlinux.
+func kfuncID(name string, kspec **btf.Spec) (btf.TypeID, error) {
+	if *kspec == nil {
+		sp, err := btf.LoadKernelSpec()
+		if err != nil {
+			return 0, fmt.Errorf("reading kernel BTF (needed for the kernel function %s): %w", name, err)
+		}
+		*kspec = sp
+	}
+	var fn *btf.Func
+	if err := (*kspec).TypeByName(name, &fn); err != nil {
+		return 0, fmt.Errorf("this kernel has no kernel function %s for BPF programs: %w", name, err)
+	}
+	return (*kspec).TypeID(fn)
 }
 
 // member finds a member of st (looking into anonymous structs and unions)
@@ -315,6 +339,9 @@ func clauseList(p *plan.Plan, pr *plan.Program) string {
 		if s.Clause >= 0 && s.Clause < len(p.Records) {
 			where = append(where, fmt.Sprintf("clause at %s", p.Records[s.Clause].Pos))
 		}
+	}
+	if len(where) == 0 && pr.For != "" {
+		return pr.For
 	}
 	if len(where) == 0 {
 		for _, r := range p.Records {

@@ -30,9 +30,7 @@ func Root(m *testing.M) int {
 
 // LoopDevice attaches a 4 MiB file of the test's as a loop device, a disk
 // of the test's own, detached when the test ends, and returns its path
-// (/dev/loopN). I/O counted by process is exact only there: io:::start
-// fires in the thread that dispatches a disk's queue, on a shared disk
-// now and then another writer's (docs/providers.md).
+// (/dev/loopN): I/O counted on it is the test's alone.
 func LoopDevice(t *testing.T) string {
 	t.Helper()
 	img := filepath.Join(t.TempDir(), "disk.img")

@@ -6,9 +6,12 @@
 //
 // args[0] is a bufinfo_t (b_flags with B_READ or B_WRITE, b_bcount,
 // b_blkno, b_edev, b_error), args[1] a devinfo_t (dev_major, dev_minor,
-// dev_statname, dev_name). Like DTrace's, these probes fire in whatever
-// thread issues or completes the request, often not the one that asked
-// for the I/O. fileinfo_t (args[2]) cannot be filled from the block layer
+// dev_statname, dev_name). start fires for the thread that made the
+// request, as DTrace's does, though Linux issues it in whichever thread
+// dispatches the queue: its Subject is provider.SubjectRequest, which the
+// code generator keeps from block_io_start (internal/codegen/reqsubj.go).
+// done fires in whatever thread or interrupt completes the request, as
+// DTrace's. fileinfo_t (args[2]) cannot be filled from the block layer
 // and is absent; wait-start and wait-done have no tracepoint.
 package io
 
@@ -55,7 +58,7 @@ var reqArgs = []provider.Arg{
 }
 
 var defs = []provider.HookProbe{
-	{Name: "start", Tracepoint: "block_rq_issue", Args: reqArgs},
+	{Name: "start", Tracepoint: "block_rq_issue", Args: reqArgs, Subject: provider.SubjectRequest},
 	{Name: "done", Tracepoint: "block_rq_complete", Args: reqArgs},
 }
 

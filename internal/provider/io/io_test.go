@@ -51,6 +51,11 @@ func TestMatch(t *testing.T) {
 		if p.Hook != (provider.Hook{Kind: provider.HookBTFTP, Name: p.Function, Group: p.Name}) {
 			t.Errorf("%s: hook %+v", p.FullName(), p.Hook)
 		}
+		// start fires for the thread that made the request (the code
+		// generator keeps it from block_io_start), done where it completes
+		if want := map[string]int{"start": provider.SubjectRequest, "done": 0}[p.Name]; p.Subject != want {
+			t.Errorf("%s: subject %d, want %d", p.FullName(), p.Subject, want)
+		}
 	}
 	if _, ok := io.BufinfoT.Member("b_flags"); !ok {
 		t.Error("bufinfo_t has no b_flags")

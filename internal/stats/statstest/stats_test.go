@@ -262,9 +262,7 @@ func TestSyscallOpsExact(t *testing.T) {
 func TestIOOpsExact(t *testing.T) {
 	dd := program(t, "/usr/bin/dd", stiodd)
 	const n = 200
-	// A disk of this test's own (a loop device): io:::start fires in the
-	// thread that dispatches the device's queue, which on a disk shared
-	// with other writers is now and then another's (docs/providers.md).
+	// A disk of this test's own (a loop device): its I/O is dd's alone.
 	loop := testenv.LoopDevice(t)
 	dev := filepath.Base(loop)
 	work := func() error {
