@@ -20,6 +20,7 @@ var tiers = []analytics.Granularity{analytics.PerSecond, analytics.PerMinute, an
 // given does not change what the next read gives.
 func checkCache(t *testing.T, db *DB, stage string, end int) {
 	t.Helper()
+	checkEntries(t, db, stage)
 	names := db.Datasets()
 	for name := range generators {
 		names = append(names, name)
@@ -43,6 +44,32 @@ func checkCache(t *testing.T, db *DB, stage string, end int) {
 				}
 			}
 		}
+	}
+}
+
+// checkEntries checks that the cache holds only chunks the store has, as
+// it has them: the writers drop what they change or delete.
+func checkEntries(t *testing.T, db *DB, stage string) {
+	t.Helper()
+	db.mu.RLock()
+	defer db.mu.RUnlock()
+	db.cache.mu.Lock()
+	defer db.cache.mu.Unlock()
+	err := db.bolt.View(func(tx *bolt.Tx) error {
+		chunks := tx.Bucket(bucketChunks)
+		for k, el := range db.cache.entries {
+			v := chunks.Get(recKey(k.name, k.ti, k.win))
+			if v == nil {
+				return fmt.Errorf("%s: the cache holds %v, which the store no longer has", stage, k)
+			}
+			if !reflect.DeepEqual(el.Value.(*cacheEntry).raw, v) {
+				return fmt.Errorf("%s: the cache holds %v as it was before it was rewritten", stage, k)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -158,6 +185,15 @@ func TestCacheSameAsUncached(t *testing.T) {
 		t.Fatal("the dataset made again reads as the one deleted: the test would not see a stale chunk")
 	}
 
+	// A sealed chunk whose window reaches past the prune point but whose
+	// intervals do not: it goes.
+	flush()
+	checkCache(t, db, "flushed at the end", end)
+	if err := db.Prune(analytics.PerSecond, sec(end+10)); err != nil {
+		t.Fatal(err)
+	}
+	checkCache(t, db, "every second pruned", end)
+
 	// Past the seconds' retention: their chunks go.
 	clk.now = sec(end + 8*86400)
 	fill(t, db, end+8*86400, end+8*86400+1)
@@ -240,9 +276,10 @@ func TestCacheBound(t *testing.T) {
 	for name := range generators {
 		incore[name], _ = db.Size(name)
 	}
-	for name := range generators {
-		checkSeconds(t, db, name, 0, 1200)
-		checkRollups(t, db, name, 0, 1200, 20)
+	const name = "syscall.latency"
+	for _, n := range []string{"syscall.ops[execname][name]", "cpu.utilization[mode]", name} { // latency last: it stays cached
+		checkSeconds(t, db, n, 0, 1200)
+		checkRollups(t, db, n, 0, 1200, 20)
 	}
 	st := db.CacheStats()
 	if st.Bytes > st.Max || st.Evicted == 0 || st.Entries == 0 || st.TooLarge != 0 {
@@ -260,7 +297,6 @@ func TestCacheBound(t *testing.T) {
 	if sum != st.Bytes {
 		t.Errorf("datasets' cached bytes sum to %d, the cache holds %d", sum, st.Bytes)
 	}
-	const name = "syscall.latency"
 	if db.cache.bytesOf(name) == 0 {
 		t.Fatalf("%s not cached", name)
 	}
