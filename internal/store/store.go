@@ -424,7 +424,7 @@ func (db *DB) CacheStats() CacheStats {
 	return db.cache.stats()
 }
 
-// TierSize is Size for one tier.
+// TierSize is Size for one tier, the cache of decoded chunks not counted.
 func (db *DB) TierSize(dataset string, g analytics.Granularity) (incore, ondisk int64) {
 	ti, err := tierIndex(g)
 	if err != nil {
