@@ -138,7 +138,7 @@ func cacheTimes(heat []analytics.Second) error {
 		incore, _ := db.Size(heatName)
 		st := db.CacheStats()
 		db.Close()
-		fmt.Printf("  read %s, %d intervals (%d chunks cached, %.1f MB estimated, in-core size %.1f MB):\n",
+		fmt.Printf("  read %s, %d intervals (%d entries cached, %.1f MB estimated, in-core size %.1f MB):\n",
 			q.what, n, st.Entries, float64(st.Bytes)/1e6, float64(incore)/1e6)
 		for _, m := range []struct {
 			what string
@@ -147,8 +147,9 @@ func cacheTimes(heat []analytics.Second) error {
 			fmt.Printf("    %-8s %s\n", m.what, summary(m.s))
 		}
 	}
-	fmt.Printf("  live, before the flush, warm: the last hour of seconds (30 minutes in sealed chunks, 30 in head records) %s;\n", summary(live[1:]))
-	fmt.Printf("    the last day of minutes (all in head records) %s\n", summary(liveDay[1:]))
+	fmt.Printf("  live, before the flush: the last hour of seconds (30 minutes in sealed chunks, 30 in head records) cold %s, warm %s;\n",
+		summary(live[:1]), summary(live[1:]))
+	fmt.Printf("    the last day of minutes (all in head records) cold %s, warm %s\n", summary(liveDay[:1]), summary(liveDay[1:]))
 	fmt.Println("    (7 reads each; no cache, cold and warm in turn; medians, ms)")
 	return nil
 }

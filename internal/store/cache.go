@@ -29,8 +29,13 @@ const DefaultCacheBytes = 128 << 20
 // cap, a dataset destroyed and made again under its name), or written in
 // another format is a miss whatever path wrote it. The writers also drop
 // the entries of what they change (drop, dropSeries), but only to give
-// the memory back sooner and to keep the sizes right. Open chunks (head
-// records) are never cached.
+// the memory back sooner and to keep the sizes right.
+//
+// The open chunks' head records are kept the same way, one entry each
+// (keyed by their interval's start): a live window's last half hour of
+// seconds, or day of minutes, is in head records. A second's never
+// changes; the current minute's and hour's change every second, and
+// are dropped by the append that rewrites them.
 //
 // Entries are compact copies (one slab of rows and one of buckets per
 // chunk), and what a read returns is always another copy: callers may
@@ -56,10 +61,13 @@ type chunkCache struct {
 	stale    int64
 }
 
+// cacheKey names a chunk (its window's start) or, with head, a head
+// record of an open chunk (its interval's start).
 type cacheKey struct {
 	name string
 	ti   int
 	win  int64
+	head bool
 }
 
 type cacheEntry struct {

@@ -230,6 +230,7 @@ func (db *DB) appendTx(tx *bolt.Tx, s *series, t int64, rows []analytics.Row) er
 		size := int64(len(k) + len(v))
 		if extend {
 			size -= int64(len(k) + len(oc.heads[n-1]))
+			db.cache.drop(cacheKey{name: s.name, ti: ti, win: it, head: true})
 			oc.heads[n-1] = v
 		} else {
 			oc.times = append(oc.times, it)
@@ -270,6 +271,9 @@ func (db *DB) closeChunk(tx *bolt.Tx, s *series, ti int, keepLast bool) error {
 			return err
 		}
 	}
+	for _, t := range oc.times[:n] {
+		db.cache.drop(cacheKey{name: s.name, ti: ti, win: t, head: true})
+	}
 	if !keepLast {
 		if err := deletePrefix(tx.Bucket(bucketHeads), tierPrefix(s.name, ti)); err != nil {
 			return err
@@ -300,7 +304,7 @@ func (db *DB) putChunk(tx *bolt.Tx, s *series, ti int, win int64, ivs []analytic
 		s.ondisk[ti] -= int64(len(k) + len(old))
 	}
 	v := db.codec.encodeChunk(win, db.tiers[ti].step, ivs)
-	db.cache.drop(cacheKey{s.name, ti, win})
+	db.cache.drop(cacheKey{name: s.name, ti: ti, win: win})
 	s.ondisk[ti] += int64(len(k) + len(v))
 	return chunks.Put(k, v)
 }
@@ -364,7 +368,7 @@ func (db *DB) readChunks(tx *bolt.Tx, s *series, ti int, lo, hi int64, cache *ch
 		}
 		f := found{win: win, v: v}
 		if cache != nil {
-			f.ivs, f.hit = cache.get(cacheKey{s.name, ti, win}, v)
+			f.ivs, f.hit = cache.get(cacheKey{name: s.name, ti: ti, win: win}, v)
 		}
 		if !f.hit {
 			todo = append(todo, len(fs))
@@ -374,7 +378,7 @@ func (db *DB) readChunks(tx *bolt.Tx, s *series, ti int, lo, hi int64, cache *ch
 	decode := func(f *found) {
 		f.ivs, f.err = db.codec.decodeChunk(f.win, tr.step, f.v)
 		if f.err == nil && cache != nil {
-			cache.put(cacheKey{s.name, ti, f.win}, f.v, f.ivs)
+			cache.put(cacheKey{name: s.name, ti: ti, win: f.win}, f.v, f.ivs)
 		}
 	}
 	if workers := min(runtime.GOMAXPROCS(0), len(todo)); workers > 1 {
@@ -419,8 +423,34 @@ func (db *DB) readChunks(tx *bolt.Tx, s *series, ti int, lo, hi int64, cache *ch
 	return out
 }
 
-func (db *DB) readOpen(s *series, ti int, lo, hi int64) []analytics.Second {
-	return db.decodeHeads(s.name, ti, &s.open[ti], lo, hi)
+// readOpen decodes the open chunk's intervals in [lo, hi), through the
+// cache when there is one: a head record is immutable but for the current
+// minute's and hour's, which the cache sees rewritten.
+func (db *DB) readOpen(s *series, ti int, lo, hi int64, cache *chunkCache) []analytics.Second {
+	oc := &s.open[ti]
+	if cache == nil {
+		return db.decodeHeads(s.name, ti, oc, lo, hi)
+	}
+	var out []analytics.Second
+	for i, t := range oc.times {
+		if t < lo || t >= hi {
+			continue
+		}
+		k := cacheKey{name: s.name, ti: ti, win: t, head: true}
+		if ivs, ok := cache.get(k, oc.heads[i]); ok {
+			out = clip(out, ivs, lo, hi)
+			continue
+		}
+		samples, rows, err := decodeHead(oc.heads[i])
+		if err != nil {
+			db.reportCorrupt(s.name, ti, "head", t)
+			continue
+		}
+		iv := analytics.Second{Time: time.Unix(t, 0).UTC(), Samples: samples, Rows: rows}
+		cache.put(k, oc.heads[i], []analytics.Second{iv})
+		out = append(out, iv)
+	}
+	return out
 }
 
 // pruneTier drops a tier's intervals that start before cut: whole chunks
@@ -454,7 +484,7 @@ func (db *DB) pruneTier(tx *bolt.Tx, s *series, ti int, cut int64, exact bool) e
 			continue
 		}
 		s.ondisk[ti] -= int64(len(o.k) + len(chunks.Get(o.k)))
-		db.cache.drop(cacheKey{s.name, ti, o.win})
+		db.cache.drop(cacheKey{name: s.name, ti: ti, win: o.win})
 		if err := chunks.Delete(o.k); err != nil {
 			return err
 		}
@@ -482,7 +512,7 @@ func (db *DB) trimChunk(tx *bolt.Tx, s *series, ti int, win int64, cut int64) er
 	}
 	if i == len(ivs) {
 		s.ondisk[ti] -= int64(len(k) + len(v))
-		db.cache.drop(cacheKey{s.name, ti, win})
+		db.cache.drop(cacheKey{name: s.name, ti: ti, win: win})
 		return tx.Bucket(bucketChunks).Delete(k)
 	}
 	return db.putChunk(tx, s, ti, win, ivs[i:])
@@ -498,6 +528,7 @@ func (db *DB) trimOpen(tx *bolt.Tx, s *series, ti int, cut int64) error {
 		if err := heads.Delete(k); err != nil {
 			return err
 		}
+		db.cache.drop(cacheKey{name: s.name, ti: ti, win: oc.times[i], head: true})
 		size := int64(len(k) + len(oc.heads[i]))
 		oc.bytes -= size
 		s.ondisk[ti] -= size
@@ -542,7 +573,7 @@ func (db *DB) enforceCap(tx *bolt.Tx) error {
 		}
 		s.ondisk[ti] -= int64(len(k) + len(chunks.Get(k)))
 		_, _, win, _ := parseKey(k)
-		db.cache.drop(cacheKey{s.name, ti, win})
+		db.cache.drop(cacheKey{name: s.name, ti: ti, win: win})
 		if err := chunks.Delete(k); err != nil {
 			return err
 		}

@@ -309,7 +309,7 @@ func (db *DB) read(dataset string, from, to time.Time, g analytics.Granularity, 
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
-	return append(out, db.readOpen(s, ti, lo, hi)...), nil
+	return append(out, db.readOpen(s, ti, lo, hi, cache)...), nil
 }
 
 func tierIndex(g analytics.Granularity) (int, error) {
