@@ -190,7 +190,7 @@ func serve(c *config, stderr io.Writer) error {
 	}
 	hopts.Logf = logger.Printf
 	apiH := api.New(a, hopts)
-	var own []prometheus.Collector
+	own := []prometheus.Collector{cacheCollector{db}}
 	if rw != nil {
 		own = append(own, rw)
 	}
