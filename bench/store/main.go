@@ -24,7 +24,8 @@
 // ten datasets, and, for formats 1 and 3, the time (and CPU time) to read
 // one hour of per-second data and one week of per-minute data of a 50-key
 // breakdown generated from the recorded shape, and one hour of a recorded
-// heat map.
+// heat map; and reads through the store's cache of decoded chunks, cold
+// and warm (cache.go; -cache measures only that).
 // -dump makes agent.json.gz from a stopped sonded's state directory.
 // Benchmarks are not tests: nothing here passes or fails on a number.
 package main
@@ -57,6 +58,7 @@ func main() {
 	dump := flag.String("dump", "", "write the per-second data of the store in `DIR` (a stopped sonded's state directory) to -o, and exit")
 	out := flag.String("o", "", "the file -dump writes (gzipped JSON lines)")
 	datasets := flag.String("datasets", "", "the datasets -dump writes, comma-separated (default all)")
+	cacheOnly := flag.Bool("cache", false, "measure the cache of decoded chunks only (cacheTimes)")
 	keyed := flag.Int("keyed-seconds", 0, "-dump writes of a dataset broken down by a key only this many seconds around the recording's middle (0: all)")
 	flag.Parse()
 	var err error
@@ -66,6 +68,11 @@ func main() {
 			names = strings.Split(*datasets, ",")
 		}
 		err = dumpStore(*dump, *out, names, *keyed)
+	} else if *cacheOnly {
+		var r recording
+		if r, err = load("bench/store/testdata/agent.json.gz"); err == nil {
+			err = cacheTimes(r[heatName])
+		}
 	} else {
 		err = run(strings.Split(*data, ","), *quick)
 	}
@@ -114,7 +121,10 @@ func run(paths []string, quick bool) error {
 	if err := commitCost(rec[opsName]); err != nil {
 		return err
 	}
-	return readTimes(rec[opsName], heat)
+	if err := readTimes(rec[opsName], heat); err != nil {
+		return err
+	}
+	return cacheTimes(heat)
 }
 
 // line is one line of sonde --json.

@@ -53,6 +53,7 @@ type config struct {
 	retainSec, retainMin   string
 	retainHour, maxStorage string
 	maxCaptures            string
+	readCache              string
 	alertTimeout           time.Duration
 	alertBackoff           time.Duration
 	alertRetries           int
@@ -86,6 +87,7 @@ func run(args []string, stderr io.Writer) int {
 	fs.StringVar(&c.retainMin, "retain-minutes", "", "how long per-minute data is kept (default 14d)")
 	fs.StringVar(&c.retainHour, "retain-hours", "", "how long per-hour data is kept (default 90d)")
 	fs.StringVar(&c.maxStorage, "max-storage", "", "cap on the store's size on disk, e.g. 10g (default none)")
+	fs.StringVar(&c.readCache, "read-cache", "128m", "memory kept for decoded chunks of the store that reads ask for again, e.g. 512m (0: none)")
 	fs.StringVar(&c.maxCaptures, "max-capture-storage", "256m", "cap on the alert captures' parts kept; past it the oldest are discarded")
 	fs.DurationVar(&c.alertTimeout, "alert-timeout", 10*time.Second, "how long one attempt of an alert action may take")
 	fs.IntVar(&c.alertRetries, "alert-retries", 3, "how many times a failed alert action is tried again")
@@ -188,7 +190,7 @@ func serve(c *config, stderr io.Writer) error {
 	}
 	hopts.Logf = logger.Printf
 	apiH := api.New(a, hopts)
-	var own []prometheus.Collector
+	own := []prometheus.Collector{cacheCollector{db}}
 	if rw != nil {
 		own = append(own, rw)
 	}

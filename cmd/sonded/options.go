@@ -10,7 +10,8 @@ import (
 	"github.com/sonde-trace/sonde/internal/store"
 )
 
-// storeOptions are the store's retention and cap from the flags.
+// storeOptions are the store's retention, cap and read cache from the
+// flags.
 func storeOptions(c *config) (*store.Options, error) {
 	var o store.Options
 	for _, r := range []struct {
@@ -32,6 +33,16 @@ func storeOptions(c *config) (*store.Options, error) {
 			return nil, fmt.Errorf("--max-storage: %w", err)
 		}
 		o.MaxBytes = n
+	}
+	switch c.readCache {
+	case "", "0":
+		o.CacheBytes = -1
+	default:
+		n, err := parseBytes(c.readCache)
+		if err != nil {
+			return nil, fmt.Errorf("--read-cache: %w", err)
+		}
+		o.CacheBytes = n
 	}
 	return &o, nil
 }

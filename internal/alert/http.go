@@ -45,11 +45,14 @@ func (e *Engine) route(w http.ResponseWriter, r *http.Request) {
 func (e *Engine) routeThresholds(w http.ResponseWriter, r *http.Request, p []string) {
 	switch {
 	case len(p) == 0 && r.Method == http.MethodGet:
+		// Each as GET /thresholds/UUID shows it, alerts included: a
+		// view of them all is one request.
 		ts := e.Thresholds()
-		for i := range ts {
-			ts[i].Href = Prefix + "/thresholds/" + ts[i].ID
+		vs := make([]thresholdView, len(ts))
+		for i, t := range ts {
+			vs[i] = e.thresholdView(t)
 		}
-		reply(w, http.StatusOK, map[string]any{"thresholds": ts})
+		reply(w, http.StatusOK, map[string]any{"thresholds": vs})
 	case len(p) == 0 && r.Method == http.MethodPost:
 		t := defaults()
 		if !decode(w, r, &t) {
@@ -87,17 +90,20 @@ func (e *Engine) routeThresholds(w http.ResponseWriter, r *http.Request, p []str
 	}
 }
 
-// thresholdView is a threshold with its href, its alerts and its
-// dataset's state (a threshold on a suspended dataset says so).
-func (e *Engine) thresholdView(t Threshold) any {
+// thresholdView is a threshold with its href, its alerts that are not
+// inactive and its dataset's state (a threshold on a suspended dataset
+// says so), as GET shows it, alone or in the list.
+type thresholdView struct {
+	Threshold
+	Alerts       []AlertStatus   `json:"alerts"`
+	DatasetState analytics.State `json:"dataset_state,omitempty"`
+	Silenced     bool            `json:"silenced"`
+}
+
+func (e *Engine) thresholdView(t Threshold) thresholdView {
 	t.Href = Prefix + "/thresholds/" + t.ID
 	alerts, _ := e.Alerts(t.ID)
-	v := struct {
-		Threshold
-		Alerts       []AlertStatus   `json:"alerts"`
-		DatasetState analytics.State `json:"dataset_state,omitempty"`
-		Silenced     bool            `json:"silenced"`
-	}{Threshold: t, Alerts: alerts, Silenced: e.cfg.Now().Before(t.SilencedUntil)}
+	v := thresholdView{Threshold: t, Alerts: alerts, Silenced: e.cfg.Now().Before(t.SilencedUntil)}
 	if v.Alerts == nil {
 		v.Alerts = []AlertStatus{}
 	}

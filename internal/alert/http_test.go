@@ -2,8 +2,10 @@ package alert
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -146,5 +148,49 @@ func TestHTTPActions(t *testing.T) {
 	}
 	if code, out = r.do(t, "GET", "/actions", ""); code != 200 || len(out["actions"].([]any)) != 0 {
 		t.Errorf("a threshold's actions go with it: %v", out)
+	}
+}
+
+// GET /thresholds lists each threshold as GET /thresholds/UUID shows it,
+// its alerts included: pending, firing, several keys, none.
+func TestHTTPThresholdsWithAlerts(t *testing.T) {
+	r := newRig(t, Config{}, "fake.ops[k]", "fake.ops")
+	perKey := r.threshold(t, Threshold{Statname: "fake.ops[k]", Limit: 100, Minpost: 1, Minclear: 5, PerKey: true})
+	total := r.threshold(t, Threshold{Statname: "fake.ops", Limit: 100, Minpost: 3, Minclear: 5})
+	quiet := r.threshold(t, Threshold{Statname: "fake.ops", Limit: 1000, Minpost: 1, Minclear: 5})
+	r.keyed("fake.ops[k]", sec(0), map[string]int64{"a": 200, "b": 200, "c": 10})
+	r.keyed("fake.ops[k]", sec(1), map[string]int64{"a": 200, "b": 200, "c": 10})
+	r.second("fake.ops", sec(0), 500)
+	r.second("fake.ops", sec(1), 500)
+	if code, _ := r.do(t, "POST", "/thresholds/"+quiet.ID+"/silence", `{"seconds": 600}`); code != http.StatusAccepted {
+		t.Fatalf("silence: %d", code)
+	}
+	code, out := r.do(t, "GET", "/thresholds", "")
+	list, _ := out["thresholds"].([]any)
+	if code != http.StatusOK || len(list) != 3 {
+		t.Fatalf("GET list: %d %v", code, out)
+	}
+	states := map[string]string{}
+	for _, x := range list {
+		th := x.(map[string]any)
+		id := th["uuid"].(string)
+		_, one := r.do(t, "GET", "/thresholds/"+id, "")
+		if !reflect.DeepEqual(th, one["threshold"]) {
+			t.Errorf("in the list:\n %v\nalone:\n %v", th, one["threshold"])
+		}
+		var s []string
+		as, ok := th["alerts"].([]any)
+		if !ok {
+			t.Errorf("%s: no alerts in the list: %v", id, th)
+		}
+		for _, a := range as {
+			a := a.(map[string]any)
+			s = append(s, fmt.Sprintf("%v %v", a["key"], a["state"]))
+		}
+		states[id] = strings.Join(s, " ")
+	}
+	want := map[string]string{perKey.ID: "[a] firing [b] firing", total.ID: "<nil> pending", quiet.ID: ""}
+	if !reflect.DeepEqual(states, want) {
+		t.Errorf("alerts in the list %v, want %v", states, want)
 	}
 }

@@ -57,19 +57,24 @@ type thresholdView struct {
 }
 
 func (inv *invocation) alertThresholds(c *client, _ []string) error {
-	var out struct{ Thresholds []alert.Threshold }
+	var out struct{ Thresholds []thresholdView }
 	if err := c.do("GET", "/thresholds", nil, &out); err != nil {
 		return err
 	}
 	tw := tabwriter.NewWriter(inv.stdout, 0, 8, 2, ' ', 0)
 	fmt.Fprintln(tw, "UUID\tSTATNAME\tTYPE\tLIMIT\tMINPOST\tMINCLEAR\tFREQUENCY\tALERTS")
 	for _, t := range out.Thresholds {
-		var v struct{ Threshold thresholdView }
-		if err := c.do("GET", "/thresholds/"+url.PathEscape(t.ID), nil, &v); err != nil {
-			return err
+		if t.Alerts == nil {
+			// A sonded before the list gave the alerts ("alerts": []
+			// when none): each threshold's own answer has them.
+			var v struct{ Threshold thresholdView }
+			if err := c.do("GET", "/thresholds/"+url.PathEscape(t.ID), nil, &v); err != nil {
+				return err
+			}
+			t = v.Threshold
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%g\t%d\t%d\t%d\t%s\n", t.ID, t.Statname, t.Type, t.Limit, t.Minpost, t.Minclear, t.Frequency,
-			alertSummary(v.Threshold))
+			alertSummary(t))
 	}
 	return tw.Flush()
 }

@@ -91,3 +91,25 @@ func TestAlertsCommands(t *testing.T) {
 		t.Errorf("alerts bogus: %d %s", code, errs)
 	}
 }
+
+// A sonded whose threshold list lacks the alerts: each threshold's own
+// answer is asked for them.
+func TestAlertsThresholdsOlderAgent(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch r.URL.Path {
+		case alert.Prefix + "/thresholds":
+			w.Write([]byte(`{"thresholds": [{"uuid": "th-1", "statname": "syscall.ops[execname]", "limit": 100, "type": "normal"}]}`))
+		case alert.Prefix + "/thresholds/th-1":
+			w.Write([]byte(`{"threshold": {"uuid": "th-1", "statname": "syscall.ops[execname]", "limit": 100, "type": "normal",
+				"alerts": [{"key": ["dd"], "state": "pending"}]}}`))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	out, errs, code := run(t, srv.URL, "alerts", "thresholds")
+	if code != 0 || !strings.Contains(out, "th-1") || !strings.Contains(out, "dd:pending") {
+		t.Errorf("alerts thresholds: %d %s %s", code, out, errs)
+	}
+}

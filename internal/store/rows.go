@@ -187,9 +187,15 @@ func decodeHead(b []byte) (samples int, rows []analytics.Row, err error) {
 	r := &reader{b: b[4:]}
 	samples = int(r.uvarint())
 	n := r.count()
+	if n > 0 {
+		rows = make([]analytics.Row, 0, n)
+	}
 	for range n {
 		row := analytics.Row{Key: r.key(), Value: r.varint()}
 		nb := r.count()
+		if nb > 0 {
+			row.Buckets = make([]analytics.Bucket, 0, nb)
+		}
 		for range nb {
 			idx, lo, hi := int32(r.varint()), r.varint(), r.varint()
 			// written when 0 ended the open bucket

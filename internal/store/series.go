@@ -230,6 +230,7 @@ func (db *DB) appendTx(tx *bolt.Tx, s *series, t int64, rows []analytics.Row) er
 		size := int64(len(k) + len(v))
 		if extend {
 			size -= int64(len(k) + len(oc.heads[n-1]))
+			db.cache.drop(cacheKey{name: s.name, ti: ti, win: it, head: true})
 			oc.heads[n-1] = v
 		} else {
 			oc.times = append(oc.times, it)
@@ -270,6 +271,9 @@ func (db *DB) closeChunk(tx *bolt.Tx, s *series, ti int, keepLast bool) error {
 			return err
 		}
 	}
+	for _, t := range oc.times[:n] {
+		db.cache.drop(cacheKey{name: s.name, ti: ti, win: t, head: true})
+	}
 	if !keepLast {
 		if err := deletePrefix(tx.Bucket(bucketHeads), tierPrefix(s.name, ti)); err != nil {
 			return err
@@ -300,6 +304,7 @@ func (db *DB) putChunk(tx *bolt.Tx, s *series, ti int, win int64, ivs []analytic
 		s.ondisk[ti] -= int64(len(k) + len(old))
 	}
 	v := db.codec.encodeChunk(win, db.tiers[ti].step, ivs)
+	db.cache.drop(cacheKey{name: s.name, ti: ti, win: win})
 	s.ondisk[ti] += int64(len(k) + len(v))
 	return chunks.Put(k, v)
 }
@@ -337,31 +342,46 @@ func deletePrefix(b *bolt.Bucket, prefix []byte) error {
 }
 
 // readChunks decodes the closed chunks of a tier whose intervals may
-// start in [lo, hi), and returns those that do. The chunks are decoded on
-// up to GOMAXPROCS goroutines at once (a chunk's decoding is independent
-// of the others'; a heat map's is CPU-bound), within the transaction that
-// holds their bytes; what comes back, and what is reported corrupt, is in
-// the chunks' order.
-func (db *DB) readChunks(tx *bolt.Tx, s *series, ti int, lo, hi int64) []analytics.Second {
+// start in [lo, hi), and returns those that do. A chunk the cache holds
+// is taken from it (and copied); the others are decoded on up to GOMAXPROCS
+// goroutines at once (a chunk's decoding is independent of the others';
+// a heat map's is CPU-bound), within the transaction that holds their
+// bytes, and given to the cache. What comes back, and what is reported
+// corrupt, is in the chunks' order.
+func (db *DB) readChunks(tx *bolt.Tx, s *series, ti int, lo, hi int64, cache *chunkCache) []analytics.Second {
 	tr := db.tiers[ti]
 	prefix := tierPrefix(s.name, ti)
 	type found struct {
 		win int64
 		v   []byte
 		ivs []analytics.Second
+		hit bool
 		err error
 	}
 	var fs []found
+	var todo []int
 	c := tx.Bucket(bucketChunks).Cursor()
 	for k, v := c.Seek(recKey(s.name, ti, floorTo(lo, tr.span))); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
 		_, _, win, ok := parseKey(k)
 		if !ok || win >= hi {
 			break
 		}
-		fs = append(fs, found{win: win, v: v})
+		f := found{win: win, v: v}
+		if cache != nil {
+			f.ivs, f.hit = cache.get(cacheKey{name: s.name, ti: ti, win: win}, v)
+		}
+		if !f.hit {
+			todo = append(todo, len(fs))
+		}
+		fs = append(fs, f)
 	}
-	decode := func(f *found) { f.ivs, f.err = db.codec.decodeChunk(f.win, tr.step, f.v) }
-	if workers := min(runtime.GOMAXPROCS(0), len(fs)); workers > 1 {
+	decode := func(f *found) {
+		f.ivs, f.err = db.codec.decodeChunk(f.win, tr.step, f.v)
+		if f.err == nil && cache != nil {
+			cache.put(cacheKey{name: s.name, ti: ti, win: f.win}, f.v, f.ivs)
+		}
+	}
+	if workers := min(runtime.GOMAXPROCS(0), len(todo)); workers > 1 {
 		var wg sync.WaitGroup
 		next := make(chan int)
 		for range workers {
@@ -373,13 +393,13 @@ func (db *DB) readChunks(tx *bolt.Tx, s *series, ti int, lo, hi int64) []analyti
 				}
 			}()
 		}
-		for i := range fs {
+		for _, i := range todo {
 			next <- i
 		}
 		close(next)
 		wg.Wait()
 	} else {
-		for i := range fs {
+		for _, i := range todo {
 			decode(&fs[i])
 		}
 	}
@@ -387,6 +407,11 @@ func (db *DB) readChunks(tx *bolt.Tx, s *series, ti int, lo, hi int64) []analyti
 	for _, f := range fs {
 		if f.err != nil {
 			db.reportCorrupt(s.name, ti, "chunk", f.win)
+			continue
+		}
+		if f.hit {
+			// The cache's own: the caller gets a copy.
+			out = clip(out, f.ivs, lo, hi)
 			continue
 		}
 		for _, iv := range f.ivs {
@@ -398,8 +423,34 @@ func (db *DB) readChunks(tx *bolt.Tx, s *series, ti int, lo, hi int64) []analyti
 	return out
 }
 
-func (db *DB) readOpen(s *series, ti int, lo, hi int64) []analytics.Second {
-	return db.decodeHeads(s.name, ti, &s.open[ti], lo, hi)
+// readOpen decodes the open chunk's intervals in [lo, hi), through the
+// cache when there is one: a head record is immutable but for the current
+// minute's and hour's, which the cache sees rewritten.
+func (db *DB) readOpen(s *series, ti int, lo, hi int64, cache *chunkCache) []analytics.Second {
+	oc := &s.open[ti]
+	if cache == nil {
+		return db.decodeHeads(s.name, ti, oc, lo, hi)
+	}
+	var out []analytics.Second
+	for i, t := range oc.times {
+		if t < lo || t >= hi {
+			continue
+		}
+		k := cacheKey{name: s.name, ti: ti, win: t, head: true}
+		if ivs, ok := cache.get(k, oc.heads[i]); ok {
+			out = clip(out, ivs, lo, hi)
+			continue
+		}
+		samples, rows, err := decodeHead(oc.heads[i])
+		if err != nil {
+			db.reportCorrupt(s.name, ti, "head", t)
+			continue
+		}
+		iv := analytics.Second{Time: time.Unix(t, 0).UTC(), Samples: samples, Rows: rows}
+		cache.put(k, oc.heads[i], []analytics.Second{iv})
+		out = append(out, iv)
+	}
+	return out
 }
 
 // pruneTier drops a tier's intervals that start before cut: whole chunks
@@ -433,6 +484,7 @@ func (db *DB) pruneTier(tx *bolt.Tx, s *series, ti int, cut int64, exact bool) e
 			continue
 		}
 		s.ondisk[ti] -= int64(len(o.k) + len(chunks.Get(o.k)))
+		db.cache.drop(cacheKey{name: s.name, ti: ti, win: o.win})
 		if err := chunks.Delete(o.k); err != nil {
 			return err
 		}
@@ -460,6 +512,7 @@ func (db *DB) trimChunk(tx *bolt.Tx, s *series, ti int, win int64, cut int64) er
 	}
 	if i == len(ivs) {
 		s.ondisk[ti] -= int64(len(k) + len(v))
+		db.cache.drop(cacheKey{name: s.name, ti: ti, win: win})
 		return tx.Bucket(bucketChunks).Delete(k)
 	}
 	return db.putChunk(tx, s, ti, win, ivs[i:])
@@ -475,6 +528,7 @@ func (db *DB) trimOpen(tx *bolt.Tx, s *series, ti int, cut int64) error {
 		if err := heads.Delete(k); err != nil {
 			return err
 		}
+		db.cache.drop(cacheKey{name: s.name, ti: ti, win: oc.times[i], head: true})
 		size := int64(len(k) + len(oc.heads[i]))
 		oc.bytes -= size
 		s.ondisk[ti] -= size
@@ -518,6 +572,8 @@ func (db *DB) enforceCap(tx *bolt.Tx) error {
 			return nil
 		}
 		s.ondisk[ti] -= int64(len(k) + len(chunks.Get(k)))
+		_, _, win, _ := parseKey(k)
+		db.cache.drop(cacheKey{name: s.name, ti: ti, win: win})
 		if err := chunks.Delete(k); err != nil {
 			return err
 		}

@@ -56,6 +56,9 @@ type Options struct {
 	// the formats and tests can check that old chunks still read; every
 	// version reads whatever this is.
 	ChunkVersion int
+	// CacheBytes bounds the memory of the cache of decoded chunks that
+	// reads keep (cache.go): 0 is DefaultCacheBytes, negative none.
+	CacheBytes int64
 
 	// spans overrides the chunk windows (seconds per chunk) of a new
 	// store, for tests.
@@ -75,6 +78,7 @@ type Sample struct {
 type DB struct {
 	bolt  *bolt.DB
 	codec *codec
+	cache *chunkCache // nil when there is none
 	opts  Options
 	tiers [3]tier
 	keep  [3]int64 // retention of each tier, seconds
@@ -120,7 +124,10 @@ func Open(dir string, opts *Options) (*DB, error) {
 	if o.ChunkVersion != 0 {
 		c.version = byte(o.ChunkVersion)
 	}
-	db := &DB{bolt: bdb, codec: c, opts: o, series: map[string]*series{}}
+	if o.CacheBytes == 0 {
+		o.CacheBytes = DefaultCacheBytes
+	}
+	db := &DB{bolt: bdb, codec: c, cache: newChunkCache(o.CacheBytes), opts: o, series: map[string]*series{}}
 	db.keep = retentions(o)
 	err = db.setup()
 	if err == nil {
@@ -160,6 +167,7 @@ func (db *DB) Close() error {
 		return nil
 	}
 	db.closed = true
+	db.cache.clear()
 	db.codec.close()
 	if err := db.bolt.Close(); err != nil {
 		return fmt.Errorf("store: close: %w", err)
@@ -268,6 +276,11 @@ func (db *DB) housekeep(tx *bolt.Tx) error {
 // slice, which the caller must not modify. The current minute and hour
 // are included as they stand. Corrupt chunks are skipped (see Corrupt).
 func (db *DB) Read(dataset string, from, to time.Time, g analytics.Granularity) ([]analytics.Second, error) {
+	return db.read(dataset, from, to, g, db.cache)
+}
+
+// read is Read through cache (none when nil).
+func (db *DB) read(dataset string, from, to time.Time, g analytics.Granularity, cache *chunkCache) ([]analytics.Second, error) {
 	ti, err := tierIndex(g)
 	if err != nil {
 		return nil, err
@@ -290,13 +303,13 @@ func (db *DB) Read(dataset string, from, to time.Time, g analytics.Granularity) 
 	}
 	var out []analytics.Second
 	err = db.bolt.View(func(tx *bolt.Tx) error {
-		out = db.readChunks(tx, s, ti, lo, hi)
+		out = db.readChunks(tx, s, ti, lo, hi, cache)
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
-	return append(out, db.readOpen(s, ti, lo, hi)...), nil
+	return append(out, db.readOpen(s, ti, lo, hi, cache)...), nil
 }
 
 func tierIndex(g analytics.Granularity) (int, error) {
@@ -352,6 +365,7 @@ func (db *DB) Delete(dataset string) error {
 			return err
 		}
 		delete(db.series, dataset)
+		db.cache.dropSeries(dataset)
 		return tx.Bucket(bucketLast).Delete([]byte(dataset))
 	})
 }
@@ -387,8 +401,9 @@ func (db *DB) Prune(g analytics.Granularity, before time.Time) error {
 }
 
 // Size is the dataset's bytes in memory (its open chunks, as their head
-// records) and on disk (its chunks and head records, keys included; not
-// the engine's page overhead).
+// records, and its chunks the cache of decoded chunks holds) and on disk
+// (its chunks and head records, keys included; not the engine's page
+// overhead).
 func (db *DB) Size(dataset string) (incore, ondisk int64) {
 	db.mu.RLock()
 	defer db.mu.RUnlock()
@@ -400,10 +415,16 @@ func (db *DB) Size(dataset string) (incore, ondisk int64) {
 		incore += s.open[i].bytes
 		ondisk += s.ondisk[i]
 	}
-	return incore, ondisk
+	return incore + db.cache.bytesOf(dataset), ondisk
 }
 
-// TierSize is Size for one tier.
+// CacheStats describes the cache of decoded chunks (zero when there is
+// none).
+func (db *DB) CacheStats() CacheStats {
+	return db.cache.stats()
+}
+
+// TierSize is Size for one tier, the cache of decoded chunks not counted.
 func (db *DB) TierSize(dataset string, g analytics.Granularity) (incore, ondisk int64) {
 	ti, err := tierIndex(g)
 	if err != nil {

@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -106,12 +107,14 @@ func (g *golden) seconds() []analytics.Second {
 	return out
 }
 
-// TestGolden decodes the chunks of every older format: format 1's that a
-// real sonded wrote (testdata/v1-*.chunk), and format 2's, the same
-// intervals as written by the format 2 writer (testdata/v2-*.chunk, made
-// on 2026-11-26 at commit 95cd094 from the .json of format 1's): every
-// interval must be what format 1 read, and coding them in the format
-// written now must give them back as well.
+// TestGolden decodes the chunks of every format: format 1's that a real
+// sonded wrote (testdata/v1-*.chunk), and format 2's, the same intervals
+// as written by the format 2 writer (testdata/v2-*.chunk, made on
+// 2026-11-26 at commit 95cd094 from the .json of format 1's), and format
+// 3's (testdata/v3-*.chunk, made on 2026-11-26 from main at c203462, with
+// -update-golden): every interval must be what format 1 read, and coding
+// them in the format written now must give them back as well, and format
+// 3's chunks byte for byte.
 func TestGolden(t *testing.T) {
 	chunks, err := filepath.Glob("testdata/v[0-9]-*.chunk")
 	if err != nil || len(chunks) == 0 {
@@ -163,6 +166,14 @@ func TestGolden(t *testing.T) {
 		got2, err := c.decodeChunk(g.Window, 1, b2)
 		if err != nil || !reflect.DeepEqual(got2, got) {
 			t.Fatalf("%s: format %d: %v", path, chunkVersion, err)
+		}
+		if version == 1 && *updateGolden {
+			if err := os.WriteFile(strings.Replace(path, "v1-", fmt.Sprintf("v%d-", chunkVersion), 1), b2, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if version == chunkVersion && !bytes.Equal(b2, b) {
+			t.Fatalf("%s: the format written now codes %d bytes, not the golden chunk's %d", path, len(b2), len(b))
 		}
 		t.Logf("%s (%s, %d intervals): format %d %d bytes, format %d %d", path, g.Dataset, len(got), version, len(b), chunkVersion, len(b2))
 		// Put in a store's file as it was found, it reads through Read.
