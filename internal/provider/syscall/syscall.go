@@ -221,20 +221,15 @@ func (Provider) Prologue(h provider.Hook, probes []*provider.Probe, n provider.N
 // number stored at CtxSel.
 func compatCheck(compat string) asm.Instructions {
 	r := provider.RegScratch
+	// bpf_get_current_task_btf's pointer is loaded from directly (the
+	// verifier checks the access against BTF): no helper call to read.
 	return asm.Instructions{
-		asm.FnGetCurrentTask.Call(),
-		asm.Mov.Reg(asm.R3, asm.R0),
+		asm.FnGetCurrentTaskBtf.Call(),
 		provider.WithFieldOffset(asm.LoadImm(asm.R1, 0, asm.DWord), "task_struct", "thread_info.status"),
-		asm.Add.Reg(asm.R3, asm.R1),
-		asm.Mov.Reg(asm.R1, r),
-		asm.Add.Imm(asm.R1, provider.CtxTemp),
-		asm.Mov.Imm(asm.R2, 4),
-		asm.FnProbeReadKernel.Call(),
+		asm.Add.Reg(asm.R0, asm.R1),
+		asm.LoadMem(asm.R2, asm.R0, 0, asm.Word),
 		asm.LoadMem(asm.R1, r, provider.CtxSel, asm.DWord),
-		asm.JNE.Imm(asm.R0, 0, "sc_native"),
-		asm.LoadMem(asm.R2, r, provider.CtxTemp, asm.Word),
 		asm.JSet.Imm(asm.R2, tsCompat, compat),
-		asm.Mov.Reg(asm.R1, asm.R1).WithSymbol("sc_native"),
 	}
 }
 
