@@ -22,8 +22,30 @@ type Provider struct{}
 // Name implements provider.Provider.
 func (Provider) Name() string { return "syscall" }
 
-// NumLocal is how many probe IDs the provider reserves.
-func NumLocal() uint32 { return uint32(2 * (syscalls.Native().MaxNr() + 1)) }
+// NumLocal is how many probe IDs the provider reserves: an entry and a
+// return for each native number, then for each compat-only call.
+func NumLocal() uint32 { return uint32(2 * (maxSel() + 1)) }
+
+// compatOnly returns the compat calls that no native call is named after
+// (i386's socketcall, mmap2, getuid32, _llseek...), in number order. The
+// k-th has the probes of selector MaxNr()+1+k.
+func compatOnly() []syscalls.Syscall {
+	ct := syscalls.Compat()
+	if ct == nil {
+		return nil
+	}
+	var out []syscalls.Syscall
+	for _, c := range ct.All() {
+		if n, ok := syscalls.Native().Lookup(c.Name); !ok || n.Name != c.Name {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// maxSel is the highest selector: a native call's number, or past them,
+// a compat-only call's place.
+func maxSel() int { return syscalls.Native().MaxNr() + len(compatOnly()) }
 
 // typedLimit: argument types are read from tracefs only when a description
 // matches this many probes or fewer (args[] of many different calls cannot
@@ -36,12 +58,12 @@ func (p Provider) Probes(d provider.Desc) ([]*provider.Probe, error) {
 		return nil, nil
 	}
 	var out []*provider.Probe
-	for _, c := range syscalls.Native().All() {
-		if !provider.Glob(d.Function, c.Name) {
-			continue
+	add := func(name string, sel int) {
+		if !provider.Glob(d.Function, name) {
+			return
 		}
-		for ret, name := range []string{"entry", "return"} {
-			if !provider.Glob(d.Name, name) {
+		for ret, pname := range []string{"entry", "return"} {
+			if !provider.Glob(d.Name, pname) {
 				continue
 			}
 			hook := "sys_enter"
@@ -49,10 +71,16 @@ func (p Provider) Probes(d provider.Desc) ([]*provider.Probe, error) {
 				hook = "sys_exit"
 			}
 			out = append(out, &provider.Probe{
-				ID: uint32(2*c.Nr + ret), Provider: "syscall", Function: c.Name, Name: name,
-				Hook: provider.Hook{Kind: provider.HookRawTP, Name: hook}, Sel: int64(c.Nr),
+				ID: uint32(2*sel + ret), Provider: "syscall", Function: name, Name: pname,
+				Hook: provider.Hook{Kind: provider.HookRawTP, Name: hook}, Sel: int64(sel),
 			})
 		}
+	}
+	for _, c := range syscalls.Native().All() {
+		add(c.Name, c.Nr)
+	}
+	for k, c := range compatOnly() {
+		add(c.Name, syscalls.Native().MaxNr()+1+k)
 	}
 	if len(out) <= typedLimit {
 		p.TypeArgs(out)
@@ -117,25 +145,42 @@ func nrs(ps []*provider.Probe) []int64 {
 	return out
 }
 
-// compatPairs returns, sorted by compat number, the compat number of each
-// enabled call that the compat table names too: a 32-bit call fires the
-// probes of the native call of the same name.
-func compatPairs(native []int64) [][2]int64 {
+// compatPairs returns, sorted by compat number, the compat number and
+// selector of each enabled selector that a compat call has: a 32-bit call
+// fires the probes of the native call of the same name, or its own.
+func compatPairs(sels []int64) [][2]int64 {
 	ct := syscalls.Compat()
 	if ct == nil {
 		return nil
 	}
+	only := compatOnly()
+	max := int64(syscalls.Native().MaxNr())
 	var out [][2]int64
-	for _, nr := range native {
-		n, ok := syscalls.Native().ByNumber(int(nr))
+	for _, sel := range sels {
+		if sel > max {
+			out = append(out, [2]int64{int64(only[sel-max-1].Nr), sel})
+			continue
+		}
+		n, ok := syscalls.Native().ByNumber(int(sel))
 		if !ok {
 			continue
 		}
 		if c, ok := ct.Lookup(n.Name); ok && c.Name == n.Name {
-			out = append(out, [2]int64{int64(c.Nr), nr})
+			out = append(out, [2]int64{int64(c.Nr), sel})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i][0] < out[j][0] })
+	return out
+}
+
+// natives returns the selectors of sels that are native numbers.
+func natives(sels []int64) []int64 {
+	var out []int64
+	for _, s := range sels {
+		if s <= int64(syscalls.Native().MaxNr()) {
+			out = append(out, s)
+		}
+	}
 	return out
 }
 
@@ -143,11 +188,10 @@ func compatPairs(native []int64) [][2]int64 {
 //
 // The tracepoints give a call's number in the table of the calling mode: a
 // 32-bit call (TS_COMPAT set) has i386's numbers, which name other calls
-// in amd64's table (i386's getpid is amd64's writev). Such a call is
-// renumbered to the native call of the same name, its arguments read from
-// i386's registers (ebx, ecx, edx, esi, edi, ebp, zero-extended); a 32-bit
-// call with no native namesake (socketcall, mmap2, getuid32...) fires no
-// probe.
+// in amd64's table (i386's getpid is amd64's writev). Such a call fires
+// the probes of the native call of the same name, or, with no native
+// namesake (socketcall, mmap2, getuid32...), its own; its arguments are
+// read from i386's registers (ebx, ecx, edx, esi, edi, ebp, zero-extended).
 func (Provider) Prologue(h provider.Hook, probes []*provider.Probe, n provider.Needs, skip string) (asm.Instructions, error) {
 	r, ctx := provider.RegScratch, provider.RegCtx
 	base := int64(probes[0].ID) - 2*probes[0].Sel // ID of syscall 0's entry
@@ -175,25 +219,38 @@ func (Provider) Prologue(h provider.Hook, probes []*provider.Probe, n provider.N
 		)
 	}
 	insns = append(insns, asm.StoreMem(r, provider.CtxSel, asm.R1, asm.DWord))
+	// Ignore calls no clause enables. Each path is emitted only if some
+	// call can take it: the verifier refuses unreachable code.
 	all := nrs(probes)
+	nat, pairs := natives(all), compatPairs(all)
 	if syscalls.Compat() != nil {
-		insns = append(insns, compatCheck("sc_compat")...)
+		compat := "sc_compat"
+		if len(pairs) == 0 {
+			compat = skip
+		}
+		insns = append(insns, compatCheck(compat)...)
 	}
-	// Ignore calls no clause enables.
-	if len(all) < int(syscalls.Native().MaxNr()) {
-		insns = append(insns, tree(asm.R1, all, skip, "sc_in")...)
-	} else {
+	switch {
+	case len(nat) == 0:
+		insns = append(insns, asm.Ja.Label(skip))
+	case len(nat) < syscalls.Native().MaxNr():
+		insns = append(insns, tree(asm.R1, nat, skip, "sc_in")...)
+	default:
 		insns = append(insns, asm.JGT.Imm(asm.R1, int32(syscalls.Native().MaxNr()), skip))
 	}
-	insns = append(insns, probeID(r, base, entry, n, false)...)
-	if syscalls.Compat() != nil {
-		insns = append(insns, asm.Ja.Label("sc_done"))
+	if len(nat) > 0 {
+		insns = append(insns, probeID(r, base, entry, n, false)...)
+	}
+	if len(pairs) > 0 {
+		if len(nat) > 0 {
+			insns = append(insns, asm.Ja.Label("sc_done"))
+		}
 		insns = append(insns, asm.LoadMem(asm.R1, r, provider.CtxSel, asm.DWord).WithSymbol("sc_compat"))
-		insns = append(insns, translate(asm.R1, compatPairs(all), skip, "sc_tr")...)
+		insns = append(insns, translate(asm.R1, pairs, skip, "sc_tr")...)
 		insns = append(insns, asm.StoreMem(r, provider.CtxSel, asm.R1, asm.DWord))
 		insns = append(insns, probeID(r, base, entry, n, true)...)
-		insns = append(insns, asm.Mov.Imm(asm.R0, 0).WithSymbol("sc_done"))
 	}
+	insns = append(insns, asm.Mov.Imm(asm.R0, 0).WithSymbol("sc_done"))
 	if entry {
 		return insns, nil
 	}
