@@ -68,6 +68,8 @@ func (m *bpfVM) run(insns asm.Instructions) error {
 			m.r[ins.Dst] = m.mem[m.r[ins.Src]+uint64(int64(ins.Offset))]
 		case cls == asm.StXClass && op.Mode() == asm.MemMode && op.Size() == asm.DWord:
 			m.mem[m.r[ins.Dst]+uint64(int64(ins.Offset))] = m.r[ins.Src]
+		case op == asm.AddAtomic.OpCode(asm.DWord):
+			m.mem[m.r[ins.Dst]+uint64(int64(ins.Offset))] += m.r[ins.Src]
 		default:
 			return fmt.Errorf("%v: not interpreted", ins)
 		}
