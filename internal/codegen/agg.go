@@ -82,17 +82,6 @@ func (g *gen) add(off int16, r asm.Register) {
 	g.emit(asm.AddAtomic.Mem(regTmp, r, asm.DWord, off))
 }
 
-// fetchAdd emits src = atomic_fetch_add((u64 *)(dst+off), src).
-// cilium/ebpf v0.20.0 marshals an atomic instruction's immediate from
-// Constant, not from the operation it encodes in the opcode: its FetchAdd
-// left alone is a plain add (imm 0), and src keeps its value. Constant is
-// set to BPF_ADD | BPF_FETCH (1) here.
-func fetchAdd(dst, src asm.Register, off int16) asm.Instruction {
-	ins := asm.FetchAdd.Mem(dst, src, asm.DWord, off)
-	ins.Constant = 1
-	return ins
-}
-
 // word is the offset of w in a's value (plan.Agg.Layout).
 func word(a *plan.Agg, w plan.AggWord) int16 { return int16(a.Off(w)) }
 
@@ -276,7 +265,7 @@ func (g *gen) stddev(a *plan.Agg) {
 	nc2 := g.label("sd_nc2")
 	g.emit(
 		asm.Mov.Reg(asm.R4, asm.R2),
-		fetchAdd(regTmp, asm.R4, lo),
+		atomicMem(asm.FetchAdd, regTmp, asm.R4, asm.DWord, lo),
 		asm.Add.Reg(asm.R4, asm.R2),
 		asm.JGE.Reg(asm.R4, asm.R2, nc2),
 		asm.Add.Imm(asm.R3, 1),
