@@ -74,9 +74,12 @@ func (g *gen) aggAssign(x *ast.AssignExpr, av *ast.AggVar, keys []ast.Expr) {
 	}
 }
 
-// add emits *(u64*)(regTmp+off) += r.
+// add emits *(u64*)(regTmp+off) += r, atomically: an aggregation's
+// per-CPU value is also updated by the programs that interrupt this one on
+// its CPU (a profile probe's, a tracepoint's in an interrupt), and a load,
+// add and store lost their increments.
 func (g *gen) add(off int16, r asm.Register) {
-	g.emit(asm.LoadMem(asm.R0, regTmp, off, asm.DWord), asm.Add.Reg(asm.R0, r), asm.StoreMem(regTmp, off, asm.R0, asm.DWord))
+	g.emit(asm.AddAtomic.Mem(regTmp, r, asm.DWord, off))
 }
 
 // word is the offset of w in a's value (plan.Agg.Layout).
@@ -133,9 +136,7 @@ func (g *gen) bucketAdd(a *plan.Agg) {
 		asm.LSh.Imm(asm.R2, 3).WithSymbol(ok),
 		asm.Mov.Reg(asm.R3, regTmp),
 		asm.Add.Reg(asm.R3, asm.R2),
-		asm.LoadMem(asm.R0, asm.R3, base, asm.DWord),
-		asm.Add.Reg(asm.R0, asm.R5),
-		asm.StoreMem(asm.R3, base, asm.R0, asm.DWord),
+		asm.AddAtomic.Mem(asm.R3, asm.R5, asm.DWord, base),
 	)
 }
 
@@ -258,13 +259,15 @@ func (g *gen) stddev(a *plan.Agg) {
 	)
 	nc := g.label("sd_nc")
 	g.emit(asm.JGE.Reg(asm.R2, asm.R4, nc), asm.Add.Imm(asm.R3, 1), asm.Mov.Reg(asm.R0, asm.R0).WithSymbol(nc))
-	// add (R3:R2) to the stored (hi:lo)
+	// add (R3:R2) to the stored (hi:lo), each word atomically: the carry
+	// comes from the value lo held just before this add, which the fetch
+	// returns in R4
 	nc2 := g.label("sd_nc2")
 	g.emit(
-		asm.LoadMem(asm.R0, regTmp, lo, asm.DWord),
-		asm.Add.Reg(asm.R0, asm.R2),
-		asm.StoreMem(regTmp, lo, asm.R0, asm.DWord),
-		asm.JGE.Reg(asm.R0, asm.R2, nc2),
+		asm.Mov.Reg(asm.R4, asm.R2),
+		atomicMem(asm.FetchAdd, regTmp, asm.R4, asm.DWord, lo),
+		asm.Add.Reg(asm.R4, asm.R2),
+		asm.JGE.Reg(asm.R4, asm.R2, nc2),
 		asm.Add.Imm(asm.R3, 1),
 		asm.Mov.Reg(asm.R0, asm.R0).WithSymbol(nc2),
 	)

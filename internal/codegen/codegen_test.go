@@ -68,6 +68,11 @@ func (m *bpfVM) run(insns asm.Instructions) error {
 			m.r[ins.Dst] = m.mem[m.r[ins.Src]+uint64(int64(ins.Offset))]
 		case cls == asm.StXClass && op.Mode() == asm.MemMode && op.Size() == asm.DWord:
 			m.mem[m.r[ins.Dst]+uint64(int64(ins.Offset))] = m.r[ins.Src]
+		case op == asm.AddAtomic.OpCode(asm.DWord):
+			m.mem[m.r[ins.Dst]+uint64(int64(ins.Offset))] += m.r[ins.Src]
+		case op == asm.FetchAdd.OpCode(asm.DWord):
+			a := m.r[ins.Dst] + uint64(int64(ins.Offset))
+			m.mem[a], m.r[ins.Src] = m.mem[a]+m.r[ins.Src], m.mem[a]
 		default:
 			return fmt.Errorf("%v: not interpreted", ins)
 		}
