@@ -126,12 +126,6 @@ const (
 	regsOrigAX = 120
 )
 
-// tsCompat is x86's TS_COMPAT, the bit of thread_info.status that marks a
-// 32-bit system call in progress (int $0x80, sysenter, a 32-bit process).
-// The kernel sets it at entry and clears it on the way back to user mode,
-// after the sys_exit tracepoint has fired.
-const tsCompat = 0x0002
-
 func nrs(ps []*provider.Probe) []int64 {
 	seen := map[int64]bool{}
 	var out []int64
@@ -277,17 +271,8 @@ func (Provider) Prologue(h provider.Hook, probes []*provider.Probe, n provider.N
 // in a 32-bit system call, and otherwise falls through with R1 holding the
 // number stored at CtxSel.
 func compatCheck(compat string) asm.Instructions {
-	r := provider.RegScratch
-	// bpf_get_current_task_btf's pointer is loaded from directly (the
-	// verifier checks the access against BTF): no helper call to read.
-	return asm.Instructions{
-		asm.FnGetCurrentTaskBtf.Call(),
-		provider.WithFieldOffset(asm.LoadImm(asm.R1, 0, asm.DWord), "task_struct", "thread_info.status"),
-		asm.Add.Reg(asm.R0, asm.R1),
-		asm.LoadMem(asm.R2, asm.R0, 0, asm.Word),
-		asm.LoadMem(asm.R1, r, provider.CtxSel, asm.DWord),
-		asm.JSet.Imm(asm.R2, tsCompat, compat),
-	}
+	return append(provider.JumpIfCompatSyscall(compat),
+		asm.LoadMem(asm.R1, provider.RegScratch, provider.CtxSel, asm.DWord))
 }
 
 // probeID emits code that stores the ID of the probe of the native call
