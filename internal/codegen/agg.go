@@ -88,7 +88,7 @@ func word(a *plan.Agg, w plan.AggWord) int16 { return int16(a.Off(w)) }
 // aggApply updates the value at regTmp with the argument in R1 and the
 // weight in R5, word by word of the value's layout.
 func (g *gen) aggApply(a *plan.Agg) {
-	count, sum, ext := word(a, plan.WordCount), word(a, plan.WordSum), word(a, plan.WordExtreme)
+	count, sum := word(a, plan.WordCount), word(a, plan.WordSum)
 	switch a.Func {
 	case value.Count:
 		g.add(count, asm.R5)
@@ -97,20 +97,8 @@ func (g *gen) aggApply(a *plan.Agg) {
 		g.add(count, asm.R2)
 		g.add(sum, asm.R1)
 	case value.Min, value.Max:
-		set, skip := g.label("mm_set"), g.label("mm_skip")
-		op := asm.JSLT
-		if a.Func == value.Max {
-			op = asm.JSGT
-		}
-		g.emit(
-			asm.LoadMem(asm.R0, regTmp, count, asm.DWord),
-			asm.JEq.Imm(asm.R0, 0, set),
-			asm.LoadMem(asm.R2, regTmp, ext, asm.DWord),
-			op.Reg(asm.R1, asm.R2, set),
-			asm.Ja.Label(skip),
-			asm.StoreMem(regTmp, ext, asm.R1, asm.DWord).WithSymbol(set),
-			asm.Mov.Imm(asm.R2, 1).WithSymbol(skip),
-		)
+		g.extreme(a)
+		g.emit(asm.Mov.Imm(asm.R2, 1))
 		g.add(count, asm.R2)
 	case value.Stddev:
 		g.stddev(a)
@@ -124,6 +112,40 @@ func (g *gen) aggApply(a *plan.Agg) {
 		g.llquantizeIndex(a.Params)
 		g.bucketAdd(a)
 	}
+}
+
+// extremeTries is how many times min() and max() try to store a more
+// extreme value: a try fails only where a program that interrupted this
+// one on its CPU stored the word between its load and its
+// compare-and-exchange.
+const extremeTries = 4
+
+// extreme stores the argument in R1 as min()'s or max()'s extreme at
+// regTmp where it is more extreme than the one stored, with a
+// compare-and-exchange (plan.ExtremeMask's encoding makes that an unsigned
+// compare of the words): a load, compare and store lost a value stored by
+// a program that interrupted this one in between (a profile probe's, a
+// tracepoint's in an interrupt). Where every try fails, the update is
+// counted among the aggregation drops.
+func (g *gen) extreme(a *plan.Agg) {
+	ext := word(a, plan.WordExtreme)
+	done := g.label("mm_done")
+	g.emit(
+		asm.LoadImm(asm.R2, int64(plan.ExtremeMask(a.Func)), asm.DWord),
+		asm.Xor.Reg(asm.R1, asm.R2),
+		asm.LoadMem(asm.R2, regTmp, ext, asm.DWord),
+	)
+	for i := 0; i < extremeTries; i++ {
+		g.emit(
+			asm.JGE.Reg(asm.R2, asm.R1, done),
+			asm.Mov.Reg(asm.R0, asm.R2),
+			atomicMem(asm.CmpXchg, regTmp, asm.R1, asm.DWord, ext),
+			asm.JEq.Reg(asm.R0, asm.R2, done),
+			asm.Mov.Reg(asm.R2, asm.R0),
+		)
+	}
+	g.stat(plan.StatAggDrops)
+	g.emit(asm.Mov.Imm(asm.R0, 0).WithSymbol(done))
 }
 
 // bucketAdd adds R5 to bucket R2 (bounded for the verifier).

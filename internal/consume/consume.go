@@ -919,7 +919,7 @@ func mergeCPU(a *plan.Agg, v *value.AggValue, b []byte) bool {
 	}
 	switch a.Func {
 	case value.Min, value.Max:
-		x := word(plan.WordExtreme)
+		x := int64(uint64(word(plan.WordExtreme)) ^ plan.ExtremeMask(a.Func))
 		if v.Count == 0 || (a.Func == value.Min && x < v.Min) || (a.Func == value.Max && x > v.Max) {
 			v.Min, v.Max = x, x
 		}
