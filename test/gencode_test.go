@@ -56,7 +56,8 @@ func TestGenerationsSameCode(t *testing.T) {
 	}
 	srcs = append(srcs,
 		`syscall::getppid:entry /pid != 1/ { @a[execname, tid] = count(); @b = sum(arg0); @c[probefunc] = llquantize(timestamp % 1000, 10, 0, 6, 20); @d = quantize(1); }`,
-		`syscall::getppid:entry { @a = count(); } syscall::getppid:return { @a = count(); @b[execname] = lquantize(arg1, 0, 100, 10); }`)
+		`syscall::getppid:entry { @a = count(); } syscall::getppid:return { @a = count(); @b[execname] = lquantize(arg1, 0, 100, 10); }`,
+		`syscall::getppid:entry { @a[tid] = min(arg0); @b = max(arg1); @c = stddev(arg2); }`)
 	for _, src := range srcs {
 		compareDatasetCode(t, src)
 	}

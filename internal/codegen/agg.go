@@ -74,9 +74,12 @@ func (g *gen) aggAssign(x *ast.AssignExpr, av *ast.AggVar, keys []ast.Expr) {
 	}
 }
 
-// add emits *(u64*)(regTmp+off) += r.
+// add emits *(u64*)(regTmp+off) += r, atomically: an aggregation's
+// per-CPU value is also updated by the programs that interrupt this one on
+// its CPU (a profile probe's, a tracepoint's in an interrupt), and a load,
+// add and store lost their increments.
 func (g *gen) add(off int16, r asm.Register) {
-	g.emit(asm.LoadMem(asm.R0, regTmp, off, asm.DWord), asm.Add.Reg(asm.R0, r), asm.StoreMem(regTmp, off, asm.R0, asm.DWord))
+	g.emit(asm.AddAtomic.Mem(regTmp, r, asm.DWord, off))
 }
 
 // word is the offset of w in a's value (plan.Agg.Layout).
@@ -85,7 +88,7 @@ func word(a *plan.Agg, w plan.AggWord) int16 { return int16(a.Off(w)) }
 // aggApply updates the value at regTmp with the argument in R1 and the
 // weight in R5, word by word of the value's layout.
 func (g *gen) aggApply(a *plan.Agg) {
-	count, sum, ext := word(a, plan.WordCount), word(a, plan.WordSum), word(a, plan.WordExtreme)
+	count, sum := word(a, plan.WordCount), word(a, plan.WordSum)
 	switch a.Func {
 	case value.Count:
 		g.add(count, asm.R5)
@@ -94,20 +97,8 @@ func (g *gen) aggApply(a *plan.Agg) {
 		g.add(count, asm.R2)
 		g.add(sum, asm.R1)
 	case value.Min, value.Max:
-		set, skip := g.label("mm_set"), g.label("mm_skip")
-		op := asm.JSLT
-		if a.Func == value.Max {
-			op = asm.JSGT
-		}
-		g.emit(
-			asm.LoadMem(asm.R0, regTmp, count, asm.DWord),
-			asm.JEq.Imm(asm.R0, 0, set),
-			asm.LoadMem(asm.R2, regTmp, ext, asm.DWord),
-			op.Reg(asm.R1, asm.R2, set),
-			asm.Ja.Label(skip),
-			asm.StoreMem(regTmp, ext, asm.R1, asm.DWord).WithSymbol(set),
-			asm.Mov.Imm(asm.R2, 1).WithSymbol(skip),
-		)
+		g.extreme(a)
+		g.emit(asm.Mov.Imm(asm.R2, 1))
 		g.add(count, asm.R2)
 	case value.Stddev:
 		g.stddev(a)
@@ -123,6 +114,40 @@ func (g *gen) aggApply(a *plan.Agg) {
 	}
 }
 
+// extremeTries is how many times min() and max() try to store a more
+// extreme value: a try fails only where a program that interrupted this
+// one on its CPU stored the word between its load and its
+// compare-and-exchange.
+const extremeTries = 4
+
+// extreme stores the argument in R1 as min()'s or max()'s extreme at
+// regTmp where it is more extreme than the one stored, with a
+// compare-and-exchange (plan.ExtremeMask's encoding makes that an unsigned
+// compare of the words): a load, compare and store lost a value stored by
+// a program that interrupted this one in between (a profile probe's, a
+// tracepoint's in an interrupt). Where every try fails, the update is
+// counted among the aggregation drops.
+func (g *gen) extreme(a *plan.Agg) {
+	ext := word(a, plan.WordExtreme)
+	done := g.label("mm_done")
+	g.emit(
+		asm.LoadImm(asm.R2, int64(plan.ExtremeMask(a.Func)), asm.DWord),
+		asm.Xor.Reg(asm.R1, asm.R2),
+		asm.LoadMem(asm.R2, regTmp, ext, asm.DWord),
+	)
+	for i := 0; i < extremeTries; i++ {
+		g.emit(
+			asm.JGE.Reg(asm.R2, asm.R1, done),
+			asm.Mov.Reg(asm.R0, asm.R2),
+			atomicMem(asm.CmpXchg, regTmp, asm.R1, asm.DWord, ext),
+			asm.JEq.Reg(asm.R0, asm.R2, done),
+			asm.Mov.Reg(asm.R2, asm.R0),
+		)
+	}
+	g.stat(plan.StatAggDrops)
+	g.emit(asm.Mov.Imm(asm.R0, 0).WithSymbol(done))
+}
+
 // bucketAdd adds R5 to bucket R2 (bounded for the verifier).
 func (g *gen) bucketAdd(a *plan.Agg) {
 	n, base := a.Buckets, word(a, plan.WordBuckets)
@@ -133,9 +158,7 @@ func (g *gen) bucketAdd(a *plan.Agg) {
 		asm.LSh.Imm(asm.R2, 3).WithSymbol(ok),
 		asm.Mov.Reg(asm.R3, regTmp),
 		asm.Add.Reg(asm.R3, asm.R2),
-		asm.LoadMem(asm.R0, asm.R3, base, asm.DWord),
-		asm.Add.Reg(asm.R0, asm.R5),
-		asm.StoreMem(asm.R3, base, asm.R0, asm.DWord),
+		asm.AddAtomic.Mem(asm.R3, asm.R5, asm.DWord, base),
 	)
 }
 
@@ -258,13 +281,15 @@ func (g *gen) stddev(a *plan.Agg) {
 	)
 	nc := g.label("sd_nc")
 	g.emit(asm.JGE.Reg(asm.R2, asm.R4, nc), asm.Add.Imm(asm.R3, 1), asm.Mov.Reg(asm.R0, asm.R0).WithSymbol(nc))
-	// add (R3:R2) to the stored (hi:lo)
+	// add (R3:R2) to the stored (hi:lo), each word atomically: the carry
+	// comes from the value lo held just before this add, which the fetch
+	// returns in R4
 	nc2 := g.label("sd_nc2")
 	g.emit(
-		asm.LoadMem(asm.R0, regTmp, lo, asm.DWord),
-		asm.Add.Reg(asm.R0, asm.R2),
-		asm.StoreMem(regTmp, lo, asm.R0, asm.DWord),
-		asm.JGE.Reg(asm.R0, asm.R2, nc2),
+		asm.Mov.Reg(asm.R4, asm.R2),
+		atomicMem(asm.FetchAdd, regTmp, asm.R4, asm.DWord, lo),
+		asm.Add.Reg(asm.R4, asm.R2),
+		asm.JGE.Reg(asm.R4, asm.R2, nc2),
 		asm.Add.Imm(asm.R3, 1),
 		asm.Mov.Reg(asm.R0, asm.R0).WithSymbol(nc2),
 	)

@@ -25,6 +25,10 @@ import (
 type bpfVM struct {
 	r   [11]uint64
 	mem map[uint64]uint64
+	// beforeCmpXchg, if set, runs before each compare-and-exchange: a
+	// program that interrupts this one there.
+	beforeCmpXchg func(m *bpfVM, addr uint64)
+	calls         int // helper calls, which return 0
 }
 
 func (m *bpfVM) run(insns asm.Instructions) error {
@@ -46,6 +50,11 @@ func (m *bpfVM) run(insns asm.Instructions) error {
 			src = m.r[ins.Src]
 		}
 		switch cls := op.Class(); {
+		case op.JumpOp() == asm.Call:
+			m.calls++
+			m.r[asm.R0] = 0
+		case cls == asm.StClass && op.Mode() == asm.MemMode:
+			m.mem[m.r[ins.Dst]+uint64(int64(ins.Offset))] = uint64(ins.Constant)
 		case cls == asm.ALU64Class:
 			if err := m.alu(ins, src); err != nil {
 				return fmt.Errorf("%v: %v", ins, err)
@@ -68,6 +77,21 @@ func (m *bpfVM) run(insns asm.Instructions) error {
 			m.r[ins.Dst] = m.mem[m.r[ins.Src]+uint64(int64(ins.Offset))]
 		case cls == asm.StXClass && op.Mode() == asm.MemMode && op.Size() == asm.DWord:
 			m.mem[m.r[ins.Dst]+uint64(int64(ins.Offset))] = m.r[ins.Src]
+		case op == asm.AddAtomic.OpCode(asm.DWord):
+			m.mem[m.r[ins.Dst]+uint64(int64(ins.Offset))] += m.r[ins.Src]
+		case op == asm.CmpXchg.OpCode(asm.DWord) && ins.Constant == int64(asm.CmpXchg>>8):
+			a := m.r[ins.Dst] + uint64(int64(ins.Offset))
+			if m.beforeCmpXchg != nil {
+				m.beforeCmpXchg(m, a)
+			}
+			old := m.mem[a]
+			if old == m.r[asm.R0] {
+				m.mem[a] = m.r[ins.Src]
+			}
+			m.r[asm.R0] = old
+		case op == asm.FetchAdd.OpCode(asm.DWord):
+			a := m.r[ins.Dst] + uint64(int64(ins.Offset))
+			m.mem[a], m.r[ins.Src] = m.mem[a]+m.r[ins.Src], m.mem[a]
 		default:
 			return fmt.Errorf("%v: not interpreted", ins)
 		}
@@ -588,5 +612,12 @@ func TestAtomicEncoding(t *testing.T) {
 	}
 	if imm := binary.LittleEndian.Uint32(b.Bytes()[4:8]); imm != 0x01 {
 		t.Errorf("FetchAdd immediate = %#x, want 0x1 (BPF_ADD | BPF_FETCH)", imm)
+	}
+	b.Reset()
+	if _, err := atomicMem(asm.CmpXchg, asm.R1, asm.R0, asm.DWord, 0).Marshal(&b, binary.LittleEndian); err != nil {
+		t.Fatal(err)
+	}
+	if imm := binary.LittleEndian.Uint32(b.Bytes()[4:8]); imm != 0xf1 {
+		t.Errorf("CmpXchg immediate = %#x, want 0xf1 (BPF_CMPXCHG)", imm)
 	}
 }

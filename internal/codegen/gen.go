@@ -117,6 +117,12 @@ type gen struct {
 	insns  asm.Instructions
 	labels int
 	prog   string
+	// slot is the program's entry of the scratch map, and slots how many
+	// programs have one: each program has its own, because programs
+	// interrupt each other on a CPU (a profile probe's in a syscall
+	// probe's, a tracepoint's in an interrupt in another's), and a shared
+	// entry had one overwrite the other's probe context mid-clause.
+	slot, slots int
 
 	// per clause
 	cl      *check.Clause
@@ -357,6 +363,8 @@ func (g *gen) program(name string, hook provider.Hook, owner provider.Provider, 
 	g.insns = nil
 	g.labels = 0
 	g.prog = name
+	g.slot = g.slots
+	g.slots++
 	g.hook = hook
 	g.needs = provider.Needs{}
 	g.needTS = false
@@ -391,7 +399,7 @@ func (g *gen) program(name string, hook provider.Hook, owner provider.Provider, 
 	g.insns = nil
 	g.emit(
 		asm.Mov.Reg(provider.RegCtx, asm.R1),
-		asm.StoreImm(asm.R10, -8, 0, asm.Word),
+		asm.StoreImm(asm.R10, -8, int64(g.slot), asm.Word),
 		asm.LoadMapPtr(asm.R1, 0).WithReference(plan.MapScratch),
 		asm.Mov.Reg(asm.R2, asm.R10),
 		asm.Add.Imm(asm.R2, -8),
@@ -445,7 +453,7 @@ func (g *gen) mapSpecs() []*ebpf.MapSpec {
 		scratch = maxScratch
 	}
 	specs := []*ebpf.MapSpec{
-		{Name: plan.MapScratch, Type: ebpf.PerCPUArray, KeySize: 4, ValueSize: uint32(roundUp(scratch, 8)), MaxEntries: 1},
+		{Name: plan.MapScratch, Type: ebpf.PerCPUArray, KeySize: 4, ValueSize: uint32(roundUp(scratch, 8)), MaxEntries: uint32(max(g.slots, 1))},
 		{Name: plan.MapRing, Type: ebpf.RingBuf, MaxEntries: uint32(g.opts.RingSize)},
 		// mmapable: the consumer stops tracing by writing the activity word alone
 		{Name: plan.MapGlobals, Type: ebpf.Array, KeySize: 4, ValueSize: uint32(g.globSize), MaxEntries: 1, Flags: 0x400 /* BPF_F_MMAPABLE */},
@@ -494,7 +502,7 @@ func (g *gen) clause(cl *check.Clause, skip string) {
 	g.rec = g.p.Records[cl.Index]
 	g.recOff = plan.HdrSize
 	g.tempOff = 0
-	g.stack = g.stackBase // fp-8 holds the scratch key at entry; keep it
+	g.stack = g.stackBase // fp-8 holds the scratch key (g.slot) at entry; keep it
 	g.cond = 0
 	g.abort = skip
 	g.action = 0
@@ -581,7 +589,7 @@ func (g *gen) stat(i int) {
 		asm.JEq.Imm(asm.R0, 0, l),
 		asm.Mov.Imm(asm.R1, 1),
 		asm.StoreXAdd(asm.R0, asm.R1, asm.DWord),
-		asm.StoreImm(asm.R10, -8, 0, asm.Word).WithSymbol(l),
+		asm.StoreImm(asm.R10, -8, int64(g.slot), asm.Word).WithSymbol(l),
 	)
 }
 

@@ -41,7 +41,7 @@ func (g *gen) bpfLoop(body func(brk string)) {
 	g.insns, g.stack = nil, 8
 	g.emit(
 		asm.Mov.Reg(regLoopIdx, asm.R1).WithSymbol(cb),
-		asm.StoreImm(asm.R10, -8, 0, asm.Word),
+		asm.StoreImm(asm.R10, -8, int64(g.slot), asm.Word),
 		asm.LoadMapPtr(asm.R1, 0).WithReference(plan.MapScratch),
 		asm.Mov.Reg(asm.R2, asm.R10),
 		asm.Add.Imm(asm.R2, -8),

@@ -69,7 +69,23 @@ type Consumer struct {
 	// while they held data: DTrace keeps their entry, which prints as
 	// zeros (a quantize as its buckets around 0), until trunc().
 	cleared map[int]bool
-	spec    map[int64][]*value.Firing
+	// base holds, per aggregation and raw key, what clear() took away
+	// from an aggregation whose values subtract (all but min and max):
+	// the kernel's entries are never zeroed under the running probes,
+	// which lost the events that landed between printa()'s read and the
+	// zeroing; a snapshot is the kernel's value minus this.
+	base map[int]map[string]value.AggValue
+	// snaps are the raw values the last Snapshot of each aggregation read,
+	// and the probe firing (nfiring) it read them for: clear() after
+	// printa() in one firing takes away exactly what printa() printed, and
+	// what fired since is left for the next one, as with DTrace's buffer
+	// switch. A firing's records are consecutive ones of one probe on one
+	// CPU, each clause's EPID once (firingKey, firingEPIDs).
+	snaps       map[int]aggSnap
+	nfiring     uint64
+	firingKey   uint64
+	firingEPIDs []uint32
+	spec        map[int64][]*value.Firing
 	// specBytes are the bytes each speculation keeps; specDrops the
 	// records dropped past SpecSize, and lastSpecDrops those reported.
 	specBytes                map[int64]int
@@ -267,6 +283,7 @@ func (c *Consumer) fill(p value.Probe, size int) bool {
 }
 
 func (c *Consumer) record(r *plan.Record, b []byte) {
+	c.firingOf(b)
 	f := &value.Firing{Probe: c.probeOf(u32(b, plan.HdrProbe)), EPID: u32(b, plan.HdrEPID), CPU: int(u32(b, plan.HdrCPU))}
 	if !c.fill(f.Probe, 8+len(b)) {
 		return
@@ -774,10 +791,25 @@ func (c *Consumer) Snapshot(id int) *value.Aggregation {
 	if m == nil {
 		return out
 	}
+	raw := map[string]value.AggValue{}
+	defer func() {
+		if c.snaps == nil {
+			c.snaps = map[int]aggSnap{}
+		}
+		c.snaps[id] = aggSnap{firing: c.nfiring, vals: raw}
+	}()
 	if len(a.Keys) == 0 {
 		var per [][]byte
 		if err := m.Lookup(uint32(0), &per); err == nil {
-			if v, ok := merge(a, per); ok || c.cleared[id] {
+			v, ok := merge(a, per)
+			if ok {
+				raw[""] = v
+			}
+			if b, has := c.base[id][""]; has {
+				v = minus(v, b)
+				ok = ok && !isZero(v)
+			}
+			if ok || c.cleared[id] {
 				out.Rows = append(out.Rows, value.AggRow{Val: v})
 			}
 		}
@@ -790,6 +822,10 @@ func (c *Consumer) Snapshot(id int) *value.Aggregation {
 		v, ok := merge(a, per)
 		if !ok {
 			continue
+		}
+		raw[string(key)] = v
+		if b, has := c.base[id][string(key)]; has {
+			v = minus(v, b)
 		}
 		var keys []value.Value
 		for _, f := range a.Keys {
@@ -883,7 +919,7 @@ func mergeCPU(a *plan.Agg, v *value.AggValue, b []byte) bool {
 	}
 	switch a.Func {
 	case value.Min, value.Max:
-		x := word(plan.WordExtreme)
+		x := int64(uint64(word(plan.WordExtreme)) ^ plan.ExtremeMask(a.Func))
 		if v.Count == 0 || (a.Func == value.Min && x < v.Min) || (a.Func == value.Max && x > v.Max) {
 			v.Min, v.Max = x, x
 		}
@@ -903,12 +939,99 @@ func mergeCPU(a *plan.Agg, v *value.AggValue, b []byte) bool {
 	return true
 }
 
+// firingOf counts a new probe firing unless record b continues the
+// current one: the same probe on the same CPU, a clause not seen yet.
+func (c *Consumer) firingOf(b []byte) {
+	key := uint64(u32(b, plan.HdrProbe))<<32 | uint64(u32(b, plan.HdrCPU))
+	epid := u32(b, plan.HdrEPID)
+	if key == c.firingKey && !slices.Contains(c.firingEPIDs, epid) {
+		c.firingEPIDs = append(c.firingEPIDs, epid)
+		return
+	}
+	c.nfiring++
+	c.firingKey, c.firingEPIDs = key, append(c.firingEPIDs[:0], epid)
+}
+
+// aggSnap is what one Snapshot read: merged values by raw key ("" for an
+// aggregation without keys).
+type aggSnap struct {
+	firing uint64
+	vals   map[string]value.AggValue
+}
+
+// subtracts reports whether an aggregation's values subtract: what
+// clear() takes away can be kept aside instead of zeroed in the kernel.
+func subtracts(fn value.AggFunc) bool { return fn != value.Min && fn != value.Max }
+
+// minus is v less b, word by word (the sums of squares with a borrow).
+func minus(v, b value.AggValue) value.AggValue {
+	v.Count -= b.Count
+	v.Sum -= b.Sum
+	if v.SumSqLo < b.SumSqLo {
+		v.SumSqHi--
+	}
+	v.SumSqLo -= b.SumSqLo
+	v.SumSqHi -= b.SumSqHi
+	if len(v.Buckets) > 0 {
+		d := append([]int64(nil), v.Buckets...)
+		for i := range d {
+			if i < len(b.Buckets) {
+				d[i] -= b.Buckets[i]
+			}
+		}
+		v.Buckets = d
+	}
+	return v
+}
+
+func isZero(v value.AggValue) bool {
+	if v.Count != 0 || v.Sum != 0 || v.SumSqLo != 0 || v.SumSqHi != 0 {
+		return false
+	}
+	for _, x := range v.Buckets {
+		if x != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// clearBase is clear() of an aggregation whose values subtract: the values
+// printa() read in this firing (or, without one, read now) become what is
+// taken away; the kernel's entries are left alone.
+func (c *Consumer) clearBase(id int) {
+	sn, ok := c.snaps[id]
+	if !ok || sn.firing != c.nfiring {
+		c.Snapshot(id)
+		sn = c.snaps[id]
+	}
+	if c.base == nil {
+		c.base = map[int]map[string]value.AggValue{}
+	}
+	c.base[id] = sn.vals
+	if len(c.p.Aggs[id].Keys) == 0 {
+		if c.cleared == nil {
+			c.cleared = map[int]bool{}
+		}
+		if _, had := sn.vals[""]; had {
+			c.cleared[id] = true
+		}
+	}
+}
+
 // clearAgg zeroes (clear) or removes (trunc) entries of an aggregation.
 func (c *Consumer) clearAgg(id int, trunc bool, keep int64) {
 	a := c.p.Aggs[id]
 	m := c.s.Maps[a.Map]
 	if m == nil {
 		return
+	}
+	if !trunc && subtracts(a.Func) {
+		c.clearBase(id)
+		return
+	}
+	if trunc && keep == 0 {
+		delete(c.base, id) // the kernel's entries go: they restart at zero
 	}
 	if len(a.Keys) == 0 {
 		if c.cleared == nil {
@@ -952,6 +1075,7 @@ func (c *Consumer) clearAgg(id int, trunc bool, keep int64) {
 			}
 			if dropSet[fmt.Sprint(keys)] {
 				_ = m.Delete(k)
+				delete(c.base[id], string(k))
 			}
 		})
 		return

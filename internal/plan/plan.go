@@ -37,7 +37,7 @@ func GenerationSlot(agg string, i int) string { return fmt.Sprintf("%s.%d", agg,
 // Counters in the stats map (u64 each, summed over CPUs).
 const (
 	StatDrops       = iota // records the ring buffer had no room for
-	StatAggDrops           // aggregation entries that did not fit
+	StatAggDrops           // aggregation entries that did not fit, and min()/max() updates that other programs kept from applying
 	StatDynDrops           // dynamic variables (self->, assoc) that did not fit
 	StatErrors             // runtime errors
 	StatSpecUnavail        // speculation() found every speculative buffer active
@@ -262,11 +262,24 @@ type AggWord int
 const (
 	WordCount   AggWord = iota // events (count() adds its weight; the others count updates)
 	WordSum                    // sum of the values (sum, avg, stddev)
-	WordExtreme                // the min or max value, valid while WordCount > 0
+	WordExtreme                // the min or max value, as ExtremeMask says, valid while WordCount > 0
 	WordSumSqLo                // stddev's 128-bit sum of squares, low word
 	WordSumSqHi                // and high word
 	WordBuckets                // the quantizations' buckets, from here to the end
 )
+
+// ExtremeMask is what min() and max() XOR their value with in
+// WordExtreme: the word zeroed then stands for the empty one (min's
+// MaxInt64, max's MinInt64), and a more extreme value is a larger word,
+// compared unsigned. One compare-and-exchange of that word updates it,
+// whatever programs interrupt each other on a CPU; it does not depend on
+// WordCount, a word of its own.
+func ExtremeMask(f value.AggFunc) uint64 {
+	if f == value.Min {
+		return 1<<63 - 1
+	}
+	return 1 << 63
+}
 
 // SizeValue sets the layout and size of the aggregation's per-CPU value:
 // [count] for count; [count, sum] for sum and avg; [count, extreme] for

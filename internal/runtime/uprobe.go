@@ -237,6 +237,9 @@ func (s *Session) sameMaps(p *plan.Plan) error {
 		}
 		size := info.ValueSize == spec.ValueSize ||
 			(spec.Name == plan.MapScratch && info.ValueSize >= spec.ValueSize)
+		if spec.Name == plan.MapScratch && info.MaxEntries < spec.MaxEntries {
+			return fmt.Errorf("the program needs %d scratch entries, the session has %d", spec.MaxEntries, info.MaxEntries)
+		}
 		if info.Type != spec.Type || info.KeySize != spec.KeySize || !size {
 			return fmt.Errorf("the program's map %s changed shape (%d-byte values, was %d)", spec.Name, spec.ValueSize, info.ValueSize)
 		}

@@ -1,5 +1,6 @@
 // Package syscalls is the table of Linux system calls, name to number and
-// back, for linux/amd64 and linux/arm64, and the arguments each call takes.
+// back, for linux/amd64 and linux/arm64 (and i386, amd64's compat calls),
+// and the arguments each call takes.
 //
 // The tables are generated (go generate; see gen/) from the kernel's
 // user-space headers and committed, so nothing is read at run time. Names are
@@ -89,6 +90,18 @@ func Native() *Table {
 		return t
 	}
 	return newTable(runtime.GOARCH, nil)
+}
+
+// Compat returns the table of the 32-bit calls the native kernel also
+// serves (i386's on amd64: int $0x80, sysenter and 32-bit processes), nil
+// where there is none. The raw_syscalls tracepoints report such a call by
+// its number in this table, so the same number names another call there:
+// i386's getpid is 20, amd64's writev.
+func Compat() *Table {
+	if runtime.GOARCH == "amd64" {
+		return tables["386"]
+	}
+	return nil
 }
 
 // Arch is the table's GOARCH.

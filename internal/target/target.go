@@ -382,15 +382,29 @@ func holdAt(pid int, addr uint64) (io.Closer, error) {
 }
 
 // entryPoint reads the program entry point (AT_ENTRY) of pid from its
-// auxiliary vector.
+// auxiliary vector, whose entries are pairs of the process's words: 4
+// bytes each in a 32-bit process.
 func entryPoint(pid int) (uint64, error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/auxv", pid))
 	if err != nil {
 		return 0, err
 	}
-	for i := 0; i+16 <= len(b); i += 16 {
-		if binary.LittleEndian.Uint64(b[i:]) == 9 { // AT_ENTRY
-			return binary.LittleEndian.Uint64(b[i+8:]), nil
+	word := 8
+	if f, err := elf.Open(fmt.Sprintf("/proc/%d/exe", pid)); err == nil {
+		if f.Class == elf.ELFCLASS32 {
+			word = 4
+		}
+		f.Close()
+	}
+	at := func(i int) uint64 {
+		if word == 4 {
+			return uint64(binary.LittleEndian.Uint32(b[i:]))
+		}
+		return binary.LittleEndian.Uint64(b[i:])
+	}
+	for i := 0; i+2*word <= len(b); i += 2 * word {
+		if at(i) == 9 { // AT_ENTRY
+			return at(i + word), nil
 		}
 	}
 	return 0, fmt.Errorf("no entry point in its auxiliary vector")

@@ -16,6 +16,7 @@
 package pid
 
 import (
+	"debug/elf"
 	"errors"
 	"fmt"
 	"io"
@@ -136,6 +137,10 @@ func (p *Provider) Probes(d provider.Desc) ([]*provider.Probe, error) {
 		if err != nil {
 			return nil, fmt.Errorf("pid provider: %w", needsPtrace(err))
 		}
+		if err := amd64Object(code); err != nil {
+			code.Close()
+			return nil, fmt.Errorf("pid provider: %s: %w", o.Path, err)
+		}
 		// One probe per name: same-named functions (static ones of
 		// different files) are sites of one probe, as in DTrace.
 		byName := map[string][]sym.Symbol{}
@@ -224,6 +229,23 @@ func (p *Provider) Probes(d provider.Desc) ([]*provider.Probe, error) {
 	p.flushWarnings()
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out, nil
+}
+
+// amd64Object returns an error unless r is an x86-64 ELF object. The
+// decoder that finds return sites and checks offsets reads x86-64 code, and
+// arguments are read by the x86-64 calling convention: in i386 code it
+// would place return probes inside instructions (a uprobe's int3 written
+// into an immediate changes what the program computes) and read arguments
+// from registers the caller never set.
+func amd64Object(r io.ReaderAt) error {
+	f, err := elf.NewFile(r)
+	if err != nil {
+		return fmt.Errorf("reading its ELF header: %w", err)
+	}
+	if f.Class != elf.ELFCLASS64 || f.Machine != elf.EM_X86_64 {
+		return fmt.Errorf("not an x86-64 object (%v, %v): the pid provider decodes x86-64 code and reads x86-64 arguments only", f.Class, f.Machine)
+	}
+	return nil
 }
 
 // returnSites returns the offsets of f's return sites, f being at file

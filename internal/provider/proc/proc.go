@@ -59,17 +59,22 @@
 // kernel runs them in the order attached. defs lists lwp-exit before exit,
 // lwp-create before create and start before lwp-start for that reason.
 //
-// The system call numbers are x86-64's; a 32-bit process's execve does not
-// fire exec or exec-failure.
+// exec, exec-failure and signal-clear match the call's number in the
+// table of its mode: a 32-bit call (int $0x80, sysenter, a 32-bit
+// process) has i386's numbers, which name other calls in amd64's table
+// (i386's timerfd_create is amd64's execveat). A 32-bit process's
+// rt_sigtimedwait_time64 fires signal-clear too.
 package proc
 
 import (
+	"fmt"
 	"sync"
 
 	"github.com/cilium/ebpf/asm"
 	"github.com/cilium/ebpf/btf"
 
 	"github.com/sonde-trace/sonde/internal/provider"
+	"github.com/sonde-trace/sonde/internal/syscalls"
 )
 
 // Provider implements provider.Provider.
@@ -105,13 +110,6 @@ var defs = []provider.HookProbe{
 const (
 	traceSignalIgnored      = 1
 	traceSignalOverflowFail = 3
-)
-
-// x86-64 system call numbers.
-const (
-	sysExecve         = 59
-	sysExecveat       = 322
-	sysRtSigtimedwait = 128
 )
 
 // kernel is what the prologues need to know of the running kernel, from
@@ -218,31 +216,46 @@ func (Provider) Prologue(h provider.Hook, probes []*provider.Probe, n provider.N
 		// every new thread, as lwp-create
 	case "exec":
 		// sys_enter(regs, id): execve's path is its first argument,
-		// execveat's its second
-		insns = append(insns,
-			asm.LoadMem(asm.R0, ctx, 8, asm.DWord),
-			asm.JEq.Imm(asm.R0, sysExecve, "proc_execve"),
-			asm.JNE.Imm(asm.R0, sysExecveat, skip),
-			asm.LoadMem(asm.R8, ctx, 0, asm.DWord),
-		)
-		insns = append(insns, provider.ReadField(asm.R8, "pt_regs", "si", provider.CtxArg0, 8)...)
-		insns = append(insns, asm.Ja.Label("proc_path"), asm.LoadMem(asm.R8, ctx, 0, asm.DWord).WithSymbol("proc_execve"))
-		insns = append(insns, provider.ReadField(asm.R8, "pt_regs", "di", provider.CtxArg0, 8)...)
+		// execveat's its second; a 32-bit call's are in ebx and ecx
+		// (4 bytes; the upper ones are PrologueStart's zeros)
+		insns = append(insns, asm.LoadMem(asm.R0, ctx, 8, asm.DWord))
+		disp, err := bySyscall([]sysCase{
+			{"execve", "proc_execve", "proc_execve32"},
+			{"execveat", "proc_execveat", "proc_execveat32"},
+		}, skip)
+		if err != nil {
+			return nil, err
+		}
+		insns = append(insns, disp...)
+		for _, c := range []struct {
+			label, reg string
+			size       int32
+		}{{"proc_execve", "di", 8}, {"proc_execveat", "si", 8}, {"proc_execve32", "bx", 4}, {"proc_execveat32", "cx", 4}} {
+			insns = append(insns, asm.LoadMem(asm.R8, ctx, 0, asm.DWord).WithSymbol(c.label))
+			insns = append(insns, provider.ReadField(asm.R8, "pt_regs", c.reg, provider.CtxArg0, c.size)...)
+			insns = append(insns, asm.Ja.Label("proc_path"))
+		}
 		insns = append(insns, asm.Mov.Imm(asm.R0, 0).WithSymbol("proc_path"))
 	case "exec-failure", "signal-clear":
 		// sys_exit(regs, ret): the call is regs->orig_ax
 		insns = append(insns, asm.LoadMem(asm.R8, ctx, 0, asm.DWord))
 		insns = append(insns, provider.ReadField(asm.R8, "pt_regs", "orig_ax", provider.CtxTemp, 8)...)
-		insns = append(insns, asm.LoadMem(asm.R0, r, provider.CtxTemp, asm.DWord), asm.LoadMem(asm.R1, ctx, 8, asm.DWord))
+		insns = append(insns, asm.LoadMem(asm.R0, r, provider.CtxTemp, asm.DWord))
+		cases := []sysCase{{"execve", "proc_ret", "proc_ret"}, {"execveat", "proc_ret", "proc_ret"}}
+		if pr.Name == "signal-clear" {
+			// 32-bit processes have a call with 64-bit times too
+			cases = []sysCase{{"rt_sigtimedwait", "proc_ret", "proc_ret"}, {"rt_sigtimedwait_time64", "", "proc_ret"}}
+		}
+		disp, err := bySyscall(cases, skip)
+		if err != nil {
+			return nil, err
+		}
+		insns = append(insns, disp...)
+		insns = append(insns, asm.LoadMem(asm.R1, ctx, 8, asm.DWord).WithSymbol("proc_ret"))
 		if pr.Name == "exec-failure" {
-			insns = append(insns,
-				asm.JEq.Imm(asm.R0, sysExecve, "proc_execret"),
-				asm.JNE.Imm(asm.R0, sysExecveat, skip),
-				asm.JSGE.Imm(asm.R1, 0, skip).WithSymbol("proc_execret"),
-				asm.Neg.Imm(asm.R1, 0),
-			)
+			insns = append(insns, asm.JSGE.Imm(asm.R1, 0, skip), asm.Neg.Imm(asm.R1, 0))
 		} else {
-			insns = append(insns, asm.JNE.Imm(asm.R0, sysRtSigtimedwait, skip), asm.JSLE.Imm(asm.R1, 0, skip))
+			insns = append(insns, asm.JSLE.Imm(asm.R1, 0, skip))
 		}
 		insns = append(insns, asm.StoreMem(r, provider.CtxArg0, asm.R1, asm.DWord))
 	case "signal-send", "signal-discard":
@@ -314,6 +327,70 @@ func (Provider) Prologue(h provider.Hook, probes []*provider.Probe, n provider.N
 		}
 	}
 	return insns, nil
+}
+
+// sysCase is a system call a probe on raw_syscalls' sys_enter or sys_exit
+// fires for, and where its code starts when the call is native and when it
+// is a 32-bit one ("": the probe does not fire for it).
+type sysCase struct{ name, native, compat string }
+
+// bySyscall emits code that jumps to the label of the call whose number
+// is in R0, in the table of the calling mode, and to skip for any other
+// call. The number is first checked against every number of the cases in
+// either table, so that most calls are skipped without the helper call the
+// mode costs. CtxTemp+56 is used; R0-R5 do not survive.
+func bySyscall(cases []sysCase, skip string) (asm.Instructions, error) {
+	r := provider.RegScratch
+	type target struct {
+		nr    int64
+		label string
+	}
+	lookup := func(t *syscalls.Table, name, label string, to *[]target) error {
+		if label == "" || t == nil {
+			return nil
+		}
+		c, ok := t.Lookup(name)
+		if !ok || c.Name != name {
+			return fmt.Errorf("proc: no system call %s on %s", name, t.Arch())
+		}
+		*to = append(*to, target{int64(c.Nr), label})
+		return nil
+	}
+	var native, compat []target
+	for _, c := range cases {
+		if err := lookup(syscalls.Native(), c.name, c.native, &native); err != nil {
+			return nil, err
+		}
+		if err := lookup(syscalls.Compat(), c.name, c.compat, &compat); err != nil {
+			return nil, err
+		}
+	}
+	jumps := func(ts []target) asm.Instructions {
+		var insns asm.Instructions
+		for _, t := range ts {
+			insns = append(insns, asm.JEq.Imm(asm.R0, int32(t.nr), t.label))
+		}
+		return append(insns, asm.Ja.Label(skip))
+	}
+	if syscalls.Compat() == nil {
+		return jumps(native), nil
+	}
+	var insns asm.Instructions
+	seen := map[int64]bool{}
+	for _, t := range append(append([]target(nil), native...), compat...) {
+		if !seen[t.nr] {
+			seen[t.nr] = true
+			insns = append(insns, asm.JEq.Imm(asm.R0, int32(t.nr), "proc_sys"))
+		}
+	}
+	insns = append(insns,
+		asm.Ja.Label(skip),
+		asm.StoreMem(r, provider.CtxTemp+56, asm.R0, asm.DWord).WithSymbol("proc_sys"))
+	insns = append(insns, provider.JumpIfCompatSyscall("proc_sys32")...)
+	insns = append(insns, asm.LoadMem(asm.R0, r, provider.CtxTemp+56, asm.DWord))
+	insns = append(insns, jumps(native)...)
+	insns = append(insns, asm.LoadMem(asm.R0, r, provider.CtxTemp+56, asm.DWord).WithSymbol("proc_sys32"))
+	return append(insns, jumps(compat)...), nil
 }
 
 // Attributes implements provider.Attributed: illumos's for proc.

@@ -22,8 +22,30 @@ type Provider struct{}
 // Name implements provider.Provider.
 func (Provider) Name() string { return "syscall" }
 
-// NumLocal is how many probe IDs the provider reserves.
-func NumLocal() uint32 { return uint32(2 * (syscalls.Native().MaxNr() + 1)) }
+// NumLocal is how many probe IDs the provider reserves: an entry and a
+// return for each native number, then for each compat-only call.
+func NumLocal() uint32 { return uint32(2 * (maxSel() + 1)) }
+
+// compatOnly returns the compat calls that no native call is named after
+// (i386's socketcall, mmap2, getuid32, _llseek...), in number order. The
+// k-th has the probes of selector MaxNr()+1+k.
+func compatOnly() []syscalls.Syscall {
+	ct := syscalls.Compat()
+	if ct == nil {
+		return nil
+	}
+	var out []syscalls.Syscall
+	for _, c := range ct.All() {
+		if n, ok := syscalls.Native().Lookup(c.Name); !ok || n.Name != c.Name {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// maxSel is the highest selector: a native call's number, or past them,
+// a compat-only call's place.
+func maxSel() int { return syscalls.Native().MaxNr() + len(compatOnly()) }
 
 // typedLimit: argument types are read from tracefs only when a description
 // matches this many probes or fewer (args[] of many different calls cannot
@@ -36,12 +58,12 @@ func (p Provider) Probes(d provider.Desc) ([]*provider.Probe, error) {
 		return nil, nil
 	}
 	var out []*provider.Probe
-	for _, c := range syscalls.Native().All() {
-		if !provider.Glob(d.Function, c.Name) {
-			continue
+	add := func(name string, sel int) {
+		if !provider.Glob(d.Function, name) {
+			return
 		}
-		for ret, name := range []string{"entry", "return"} {
-			if !provider.Glob(d.Name, name) {
+		for ret, pname := range []string{"entry", "return"} {
+			if !provider.Glob(d.Name, pname) {
 				continue
 			}
 			hook := "sys_enter"
@@ -49,10 +71,16 @@ func (p Provider) Probes(d provider.Desc) ([]*provider.Probe, error) {
 				hook = "sys_exit"
 			}
 			out = append(out, &provider.Probe{
-				ID: uint32(2*c.Nr + ret), Provider: "syscall", Function: c.Name, Name: name,
-				Hook: provider.Hook{Kind: provider.HookRawTP, Name: hook}, Sel: int64(c.Nr),
+				ID: uint32(2*sel + ret), Provider: "syscall", Function: name, Name: pname,
+				Hook: provider.Hook{Kind: provider.HookRawTP, Name: hook}, Sel: int64(sel),
 			})
 		}
+	}
+	for _, c := range syscalls.Native().All() {
+		add(c.Name, c.Nr)
+	}
+	for k, c := range compatOnly() {
+		add(c.Name, syscalls.Native().MaxNr()+1+k)
 	}
 	if len(out) <= typedLimit {
 		p.TypeArgs(out)
@@ -86,9 +114,12 @@ func (Provider) ProgramType(provider.Hook) ebpf.ProgramType { return ebpf.RawTra
 
 // x86-64 struct pt_regs offsets.
 const (
+	regsBP     = 32
+	regsBX     = 40
 	regsR10    = 56
 	regsR9     = 64
 	regsR8     = 72
+	regsCX     = 88
 	regsDX     = 96
 	regsSI     = 104
 	regsDI     = 112
@@ -108,15 +139,65 @@ func nrs(ps []*provider.Probe) []int64 {
 	return out
 }
 
+// compatPairs returns, sorted by compat number, the compat number and
+// selector of each enabled selector that a compat call has: a 32-bit call
+// fires the probes of the native call of the same name, or its own.
+func compatPairs(sels []int64) [][2]int64 {
+	ct := syscalls.Compat()
+	if ct == nil {
+		return nil
+	}
+	only := compatOnly()
+	max := int64(syscalls.Native().MaxNr())
+	var out [][2]int64
+	for _, sel := range sels {
+		if sel > max {
+			out = append(out, [2]int64{int64(only[sel-max-1].Nr), sel})
+			continue
+		}
+		n, ok := syscalls.Native().ByNumber(int(sel))
+		if !ok {
+			continue
+		}
+		if c, ok := ct.Lookup(n.Name); ok && c.Name == n.Name {
+			out = append(out, [2]int64{int64(c.Nr), sel})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i][0] < out[j][0] })
+	return out
+}
+
+// natives returns the selectors of sels that are native numbers.
+func natives(sels []int64) []int64 {
+	var out []int64
+	for _, s := range sels {
+		if s <= int64(syscalls.Native().MaxNr()) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 // Prologue implements provider.Provider.
+//
+// The tracepoints give a call's number in the table of the calling mode: a
+// 32-bit call (TS_COMPAT set) has i386's numbers, which name other calls
+// in amd64's table (i386's getpid is amd64's writev). Such a call fires
+// the probes of the native call of the same name, or, with no native
+// namesake (socketcall, mmap2, getuid32...), its own; its arguments are
+// read from i386's registers (ebx, ecx, edx, esi, edi, ebp, zero-extended).
 func (Provider) Prologue(h provider.Hook, probes []*provider.Probe, n provider.Needs, skip string) (asm.Instructions, error) {
 	r, ctx := provider.RegScratch, provider.RegCtx
 	base := int64(probes[0].ID) - 2*probes[0].Sel // ID of syscall 0's entry
 	if probes[0].Name == "return" {
 		base--
 	}
+	entry := h.Name == "sys_enter"
+	if !entry {
+		base++
+	}
 	var insns asm.Instructions
-	if h.Name == "sys_enter" {
+	if entry {
 		insns = append(insns, asm.LoadMem(asm.R1, ctx, 8, asm.DWord)) // id
 	} else {
 		// sys_exit has no id argument: read regs->orig_ax.
@@ -130,42 +211,41 @@ func (Provider) Prologue(h provider.Hook, probes []*provider.Probe, n provider.N
 			asm.JNE.Imm(asm.R0, 0, skip),
 			asm.LoadMem(asm.R1, r, provider.CtxSel, asm.DWord),
 		)
-		base++
 	}
 	insns = append(insns, asm.StoreMem(r, provider.CtxSel, asm.R1, asm.DWord))
-	// Ignore calls no clause enables.
+	// Ignore calls no clause enables. Each path is emitted only if some
+	// call can take it: the verifier refuses unreachable code.
 	all := nrs(probes)
-	if len(all) < int(syscalls.Native().MaxNr()) {
-		insns = append(insns, tree(asm.R1, all, skip, "sc_in")...)
-	} else {
+	nat, pairs := natives(all), compatPairs(all)
+	if syscalls.Compat() != nil {
+		compat := "sc_compat"
+		if len(pairs) == 0 {
+			compat = skip
+		}
+		insns = append(insns, compatCheck(compat)...)
+	}
+	switch {
+	case len(nat) == 0:
+		insns = append(insns, asm.Ja.Label(skip))
+	case len(nat) < syscalls.Native().MaxNr():
+		insns = append(insns, tree(asm.R1, nat, skip, "sc_in")...)
+	default:
 		insns = append(insns, asm.JGT.Imm(asm.R1, int32(syscalls.Native().MaxNr()), skip))
 	}
-	insns = append(insns,
-		asm.Mov.Reg(asm.R0, asm.R1),
-		asm.LSh.Imm(asm.R0, 1),
-		asm.Add.Imm(asm.R0, int32(base)),
-		asm.StoreMem(r, provider.CtxProbeID, asm.R0, asm.DWord),
-	)
-	if h.Name == "sys_enter" {
-		insns = append(insns, provider.StoreImm64(r, provider.CtxErrno, 0))
-		if n.AnyArg() {
-			insns = append(insns,
-				asm.LoadMem(asm.R3, ctx, 0, asm.DWord),
-				asm.Add.Imm(asm.R3, regsR10),
-				asm.Mov.Reg(asm.R1, r),
-				asm.Add.Imm(asm.R1, provider.CtxTemp),
-				asm.Mov.Imm(asm.R2, 64),
-				asm.FnProbeReadKernel.Call(),
-			)
-			for i, off := range []int16{regsDI, regsSI, regsDX, regsR10, regsR8, regsR9} {
-				insns = append(insns,
-					asm.LoadMem(asm.R0, r, provider.CtxTemp+off-regsR10, asm.DWord),
-					asm.StoreMem(r, int16(provider.CtxArg0+8*i), asm.R0, asm.DWord))
-			}
-			for i := 6; i < 10; i++ {
-				insns = append(insns, provider.StoreImm64(r, int16(provider.CtxArg0+8*i), 0))
-			}
+	if len(nat) > 0 {
+		insns = append(insns, probeID(r, base, entry, n, false)...)
+	}
+	if len(pairs) > 0 {
+		if len(nat) > 0 {
+			insns = append(insns, asm.Ja.Label("sc_done"))
 		}
+		insns = append(insns, asm.LoadMem(asm.R1, r, provider.CtxSel, asm.DWord).WithSymbol("sc_compat"))
+		insns = append(insns, translate(asm.R1, pairs, skip, "sc_tr")...)
+		insns = append(insns, asm.StoreMem(r, provider.CtxSel, asm.R1, asm.DWord))
+		insns = append(insns, probeID(r, base, entry, n, true)...)
+	}
+	insns = append(insns, asm.Mov.Imm(asm.R0, 0).WithSymbol("sc_done"))
+	if entry {
 		return insns, nil
 	}
 	insns = append(insns,
@@ -185,6 +265,99 @@ func (Provider) Prologue(h provider.Hook, probes []*provider.Probe, n provider.N
 		}
 	}
 	return insns, nil
+}
+
+// compatCheck emits code that jumps to compat when the current thread is
+// in a 32-bit system call, and otherwise falls through with R1 holding the
+// number stored at CtxSel.
+func compatCheck(compat string) asm.Instructions {
+	return append(provider.JumpIfCompatSyscall(compat),
+		asm.LoadMem(asm.R1, provider.RegScratch, provider.CtxSel, asm.DWord))
+}
+
+// probeID emits code that stores the ID of the probe of the native call
+// number in R1 and, at entry, clears errno and fills the arguments the
+// clauses read from the registers of the call's mode.
+func probeID(r asm.Register, base int64, entry bool, n provider.Needs, compat bool) asm.Instructions {
+	insns := asm.Instructions{
+		asm.Mov.Reg(asm.R0, asm.R1),
+		asm.LSh.Imm(asm.R0, 1),
+		asm.Add.Imm(asm.R0, int32(base)),
+		asm.StoreMem(r, provider.CtxProbeID, asm.R0, asm.DWord),
+	}
+	if !entry {
+		return insns
+	}
+	insns = append(insns, provider.StoreImm64(r, provider.CtxErrno, 0))
+	if !n.AnyArg() {
+		return insns
+	}
+	ctx := provider.RegCtx
+	read := func(from, n int32, to int16) asm.Instructions {
+		return asm.Instructions{
+			asm.LoadMem(asm.R3, ctx, 0, asm.DWord),
+			asm.Add.Imm(asm.R3, from),
+			asm.Mov.Reg(asm.R1, r),
+			asm.Add.Imm(asm.R1, int32(to)),
+			asm.Mov.Imm(asm.R2, n),
+			asm.FnProbeReadKernel.Call(),
+		}
+	}
+	if compat {
+		// bp, bx at 32..48 to CtxTemp; cx, dx, si, di at 88..120 to CtxTemp+16.
+		insns = append(insns, read(regsBP, 16, provider.CtxTemp)...)
+		insns = append(insns, read(regsCX, 32, provider.CtxTemp+16)...)
+		at := map[int16]int16{regsBP: 0, regsBX: 8, regsCX: 16, regsDX: 24, regsSI: 32, regsDI: 40}
+		for i, reg := range []int16{regsBX, regsCX, regsDX, regsSI, regsDI, regsBP} {
+			insns = append(insns,
+				asm.LoadMem(asm.R0, r, provider.CtxTemp+at[reg], asm.Word),
+				asm.StoreMem(r, int16(provider.CtxArg0+8*i), asm.R0, asm.DWord))
+		}
+	} else {
+		insns = append(insns, read(regsR10, 64, provider.CtxTemp)...)
+		for i, off := range []int16{regsDI, regsSI, regsDX, regsR10, regsR8, regsR9} {
+			insns = append(insns,
+				asm.LoadMem(asm.R0, r, provider.CtxTemp+off-regsR10, asm.DWord),
+				asm.StoreMem(r, int16(provider.CtxArg0+8*i), asm.R0, asm.DWord))
+		}
+	}
+	for i := 6; i < 10; i++ {
+		insns = append(insns, provider.StoreImm64(r, int16(provider.CtxArg0+8*i), 0))
+	}
+	return insns
+}
+
+// translate emits a binary search over pairs (from, to), sorted by from,
+// that replaces r's value from by to, and jumps to miss when r holds none.
+func translate(r asm.Register, pairs [][2]int64, miss, prefix string) asm.Instructions {
+	done := prefix + "_done"
+	var insns asm.Instructions
+	n := 0
+	var emit func(ps [][2]int64)
+	emit = func(ps [][2]int64) {
+		if len(ps) <= 4 {
+			for _, p := range ps {
+				next := fmt.Sprintf("%s_%d", prefix, n)
+				n++
+				insns = append(insns,
+					asm.JNE.Imm(r, int32(p[0]), next),
+					asm.Mov.Imm(r, int32(p[1])),
+					asm.Ja.Label(done),
+					asm.Mov.Reg(r, r).WithSymbol(next))
+			}
+			insns = append(insns, asm.Ja.Label(miss))
+			return
+		}
+		mid := len(ps) / 2
+		right := fmt.Sprintf("%s_%d", prefix, n)
+		n++
+		insns = append(insns, asm.JGE.Imm(r, int32(ps[mid][0]), right))
+		emit(ps[:mid])
+		insns = append(insns, asm.Mov.Reg(r, r).WithSymbol(right))
+		emit(ps[mid:])
+	}
+	emit(pairs)
+	return append(insns, asm.Mov.Reg(r, r).WithSymbol(done))
 }
 
 // Guard implements provider.Provider.

@@ -2,6 +2,7 @@
 // from the kernel's user-space headers:
 //
 //   - linux/amd64: asm/unistd_64.h (#define __NR_read 0 ...);
+//   - i386 ("386"), the numbers of amd64's compat calls: asm/unistd_32.h;
 //   - linux/arm64: asm/unistd.h of the arm64 cross headers (Debian's
 //     linux-libc-dev-arm64-cross), which sets the __ARCH_WANT_* switches and
 //     includes asm-generic/unistd.h; without them, the native
@@ -79,6 +80,7 @@ func main() {
 	log.SetPrefix("gen: ")
 	out := flag.String("o", "zsyscalls.go", "output file")
 	amd64H := flag.String("amd64", "/usr/include/x86_64-linux-gnu/asm/unistd_64.h", "amd64 unistd header")
+	i386H := flag.String("386", "/usr/include/x86_64-linux-gnu/asm/unistd_32.h", "i386 unistd header (amd64's compat calls)")
 	arm64H := flag.String("arm64", "/usr/aarch64-linux-gnu/include/asm/unistd.h", "arm64 unistd header (cross headers)")
 	genericH := flag.String("generic", "/usr/include/asm-generic/unistd.h", "asm-generic unistd header, used for arm64 without cross headers")
 	xsys := flag.String("xsys", "", "golang.org/x/sys directory (default: from go list; \"none\" to skip)")
@@ -90,6 +92,10 @@ func main() {
 	var tables []*table
 	t, err := readAMD64(*amd64H)
 	if err != nil {
+		log.Fatal(err)
+	}
+	tables = append(tables, t)
+	if t, err = read386(*i386H); err != nil {
 		log.Fatal(err)
 	}
 	tables = append(tables, t)
@@ -120,6 +126,20 @@ func readAMD64(header string) (*table, error) {
 	t := &table{arch: "amd64", sources: []string{header + headersVersion(header)}}
 	for name, nr := range numbers(p) {
 		t.calls = append(t.calls, call{name: name, nr: nr, event: amd64Events[name]})
+	}
+	return t, nil
+}
+
+// read386 reads the i386 table, whose numbers an amd64 kernel's
+// raw_syscalls tracepoints report for a compat (32-bit) system call.
+func read386(header string) (*table, error) {
+	p := &cpp{macros: map[string]string{}, onLine: func(string) {}}
+	if err := p.file(header); err != nil {
+		return nil, err
+	}
+	t := &table{arch: "386", sources: []string{header + headersVersion(header)}}
+	for name, nr := range numbers(p) {
+		t.calls = append(t.calls, call{name: name, nr: nr})
 	}
 	return t, nil
 }

@@ -1,5 +1,5 @@
 /*
- * One clause per system call (385 clauses on raw_syscalls:sys_exit, each
+ * One clause per system call (472 clauses on raw_syscalls:sys_exit, each
  * with a quantize): more code than one BPF program can jump across with
  * 16-bit offsets or the verifier can walk, so the clauses are spread over
  * several programs run in order. Each call must be counted exactly once.
