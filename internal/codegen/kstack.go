@@ -53,13 +53,6 @@ const (
 // kernel's default perf_event_max_stack.
 const maxKstackDepth = 127
 
-// maxTracerFrames bounds the leading tracer frames skipped after the
-// program's own: bpf_trace_runN, __bpf_trace_*, __traceiter_* (4 in a
-// profile probe that interrupted a BPF program: the program, then those
-// three), with room to spare. The consumer's stack() skips any number;
-// past this bound the two would differ.
-const maxTracerFrames = 6
-
 // kernelSyms names kernel addresses for kframesMap: the table the
 // consumer's stack() uses too.
 var kernelSyms = sym.Shared()
@@ -137,102 +130,105 @@ func (g *gen) kstack() int {
 	return buf
 }
 
-// skipTracer emits the test of the leading frames of the stack at buf
-// (kstack) and calls at(i, label) for each number i of frames skipped,
-// with the label its code must start at; every at's code must end by
-// jumping to done, which the caller places after them.
-func (g *gen) skipTracer(buf int, done string, at func(i int, l string)) {
+// skipTracer emits the count of the leading frames of the stack at buf
+// (kstack) that stack() leaves out, into R0: those in tracer code, up to
+// the first frame of the traced code, however many (a profile probe that
+// interrupted a BPF program deep in BPF-to-BPF calls finds more than ten).
+// The loop runs at most maxKstackDepth times; the verifier follows each
+// pass with the count known, so it reads the frames at fixed offsets.
+func (g *gen) skipTracer(buf int) {
 	first := 0
 	if g.ownFrame() {
 		first = 1
 	}
-	var cases []int
 	if g.cl != nil && g.cl.Subject != 0 || kernelSyms.TextEnd() == 0 {
 		// a thread's saved stack has no tracer frames; and when
 		// /proc/kallsyms hides the addresses (no CAP_SYSLOG) stack()
 		// cannot tell them either, and prints them all
-		cases = []int{0}
-		g.emit(asm.Ja.Label(g.skipLabel(done, 0)))
-	} else {
-		g.usesKframes = true
-		g.stack += 8
-		key := int16(-g.stack)
-		textEnd := int64(kernelSyms.TextEnd())
-		for i := first; i < first+maxTracerFrames; i++ {
-			cases = append(cases, i)
-			out := g.skipLabel(done, i)
-			found, generated := g.label("kfnd"), g.label("kgen")
-			g.emit(
-				asm.LoadMem(asm.R1, rS, int16(buf), asm.DWord),
-				asm.JLE.Imm(asm.R1, int32(i), out),
-				asm.LoadMem(asm.R1, rS, int16(buf+8+8*i), asm.DWord),
-				asm.Mov.Reg(asm.R2, asm.R1),
-				asm.RSh.Imm(asm.R2, kframeChunk),
-				asm.StoreMem(asm.R10, key, asm.R2, asm.DWord),
-				asm.LoadMapPtr(asm.R1, 0).WithReference(mapKframes),
-				asm.Mov.Reg(asm.R2, asm.R10),
-				asm.Add.Imm(asm.R2, int32(key)),
-				asm.FnMapLookupElem.Call(),
-				asm.JNE.Imm(asm.R0, 0, found),
-				// no entry: tracer code above the kernel's text, traced code below
-				asm.LoadMem(asm.R1, rS, int16(buf+8+8*i), asm.DWord),
-				asm.LoadImm(asm.R2, textEnd, asm.DWord),
-				asm.JGT.Reg(asm.R1, asm.R2, generated),
-				asm.Ja.Label(out),
-				asm.LoadMem(asm.R0, asm.R0, 0, asm.DWord).WithSymbol(found),
-				asm.LoadMem(asm.R1, rS, int16(buf+8+8*i), asm.DWord),
-				asm.RSh.Imm(asm.R1, kframeBlock),
-				asm.And.Imm(asm.R1, 63),
-				asm.RSh.Reg(asm.R0, asm.R1),
-				asm.And.Imm(asm.R0, 1),
-				asm.JEq.Imm(asm.R0, 0, out),
-				asm.Mov.Imm(asm.R0, 0).WithSymbol(generated),
-			)
-		}
-		g.stack -= 8
-		cases = append(cases, first+maxTracerFrames)
-		g.emit(asm.Ja.Label(g.skipLabel(done, first+maxTracerFrames)))
+		g.emit(asm.Mov.Imm(asm.R0, 0))
+		return
 	}
-	for _, i := range cases {
-		at(i, g.skipLabel(done, i))
-	}
-}
-
-func (g *gen) skipLabel(done string, i int) string {
-	return done + "_" + string(rune('a'+i))
+	g.usesKframes = true
+	g.stack += 24
+	key, idx, pc := int16(-g.stack), int16(-g.stack+8), int16(-g.stack+16)
+	textEnd := int64(kernelSyms.TextEnd())
+	loop, next, found, out := g.label("kloop"), g.label("knext"), g.label("kfnd"), g.label("kout")
+	g.emit(
+		asm.Mov.Imm(asm.R0, int32(first)),
+		asm.StoreMem(asm.R10, idx, asm.R0, asm.DWord),
+		// while i < maxKstackDepth && i < n && tracer(frame[i]): i++
+		asm.LoadMem(asm.R1, asm.R10, idx, asm.DWord).WithSymbol(loop),
+		asm.JGE.Imm(asm.R1, maxKstackDepth, out),
+		asm.LoadMem(asm.R2, rS, int16(buf), asm.DWord),
+		asm.JLE.Reg(asm.R2, asm.R1, out),
+		asm.LSh.Imm(asm.R1, 3),
+		asm.Mov.Reg(asm.R2, rS),
+		asm.Add.Imm(asm.R2, int32(buf+8)),
+		asm.Add.Reg(asm.R2, asm.R1),
+		asm.LoadMem(asm.R1, asm.R2, 0, asm.DWord),
+		asm.StoreMem(asm.R10, pc, asm.R1, asm.DWord),
+		asm.RSh.Imm(asm.R1, kframeChunk),
+		asm.StoreMem(asm.R10, key, asm.R1, asm.DWord),
+		asm.LoadMapPtr(asm.R1, 0).WithReference(mapKframes),
+		asm.Mov.Reg(asm.R2, asm.R10),
+		asm.Add.Imm(asm.R2, int32(key)),
+		asm.FnMapLookupElem.Call(),
+		asm.JNE.Imm(asm.R0, 0, found),
+		// no entry: tracer code above the kernel's text, traced code below
+		asm.LoadMem(asm.R1, asm.R10, pc, asm.DWord),
+		asm.LoadImm(asm.R2, textEnd, asm.DWord),
+		asm.JGT.Reg(asm.R1, asm.R2, next),
+		asm.Ja.Label(out),
+		asm.LoadMem(asm.R0, asm.R0, 0, asm.DWord).WithSymbol(found),
+		asm.LoadMem(asm.R1, asm.R10, pc, asm.DWord),
+		asm.RSh.Imm(asm.R1, kframeBlock),
+		asm.And.Imm(asm.R1, 63),
+		asm.RSh.Reg(asm.R0, asm.R1),
+		asm.And.Imm(asm.R0, 1),
+		asm.JEq.Imm(asm.R0, 0, out),
+		asm.LoadMem(asm.R1, asm.R10, idx, asm.DWord).WithSymbol(next),
+		asm.Add.Imm(asm.R1, 1),
+		asm.StoreMem(asm.R10, idx, asm.R1, asm.DWord),
+		asm.Ja.Label(loop),
+		asm.LoadMem(asm.R0, asm.R10, idx, asm.DWord).WithSymbol(out),
+	)
+	g.stack -= 24
 }
 
 // stackdepth loads the number of frames stack() prints into R0.
 func (g *gen) stackdepth() {
 	buf := g.kstack()
-	done := g.label("kskd")
-	g.skipTracer(buf, done, func(i int, l string) {
-		// the frames after the i skipped ones, none if fewer
-		none := g.label("knone")
-		g.emit(
-			asm.LoadMem(asm.R0, rS, int16(buf), asm.DWord).WithSymbol(l),
-			asm.JLE.Imm(asm.R0, int32(i), none),
-			asm.Sub.Imm(asm.R0, int32(i)),
-			asm.Ja.Label(done),
-			asm.Mov.Imm(asm.R0, 0).WithSymbol(none),
-			asm.Ja.Label(done),
-		)
-	})
-	g.emit(asm.Mov.Reg(asm.R0, asm.R0).WithSymbol(done))
+	g.skipTracer(buf)
+	// the frames after the skipped ones, none if fewer
+	none, done := g.label("knone"), g.label("kskd")
+	g.emit(
+		asm.LoadMem(asm.R1, rS, int16(buf), asm.DWord),
+		asm.JLE.Reg(asm.R1, asm.R0, none),
+		asm.Sub.Reg(asm.R1, asm.R0),
+		asm.Mov.Reg(asm.R0, asm.R1),
+		asm.Ja.Label(done),
+		asm.Mov.Imm(asm.R0, 0).WithSymbol(none),
+		asm.Mov.Reg(asm.R0, asm.R0).WithSymbol(done),
+	)
 }
 
 // caller loads the second frame stack() prints into R0, 0 if none.
 func (g *gen) caller() {
 	buf := g.kstack()
-	done := g.label("kskd")
-	g.skipTracer(buf, done, func(i int, l string) {
-		g.emit(
-			asm.Mov.Imm(asm.R0, 0).WithSymbol(l),
-			asm.LoadMem(asm.R1, rS, int16(buf), asm.DWord),
-			asm.JLE.Imm(asm.R1, int32(i+1), done),
-			asm.LoadMem(asm.R0, rS, int16(buf+8+8*(i+1)), asm.DWord),
-			asm.Ja.Label(done),
-		)
-	})
-	g.emit(asm.Mov.Reg(asm.R0, asm.R0).WithSymbol(done))
+	g.skipTracer(buf)
+	none, done := g.label("knone"), g.label("kskd")
+	g.emit(
+		asm.Add.Imm(asm.R0, 1),
+		asm.LoadMem(asm.R1, rS, int16(buf), asm.DWord),
+		asm.JLE.Reg(asm.R1, asm.R0, none),
+		asm.JGE.Imm(asm.R0, maxKstackDepth, none),
+		asm.LSh.Imm(asm.R0, 3),
+		asm.Mov.Reg(asm.R1, rS),
+		asm.Add.Imm(asm.R1, int32(buf+8)),
+		asm.Add.Reg(asm.R1, asm.R0),
+		asm.LoadMem(asm.R0, asm.R1, 0, asm.DWord),
+		asm.Ja.Label(done),
+		asm.Mov.Imm(asm.R0, 0).WithSymbol(none),
+		asm.Mov.Reg(asm.R0, asm.R0).WithSymbol(done),
+	)
 }
