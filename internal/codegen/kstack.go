@@ -16,8 +16,12 @@ package codegen
 // while they are in those functions: the kframes hash map, built from
 // /proc/kallsyms when the program is generated (sym.TracerRanges, the
 // functions the consumer leaves out of stack()), holds for each 1 KiB of
-// kernel text a bit per 16 bytes that is tracer code. Kernel functions
-// start 16-byte aligned, so the test is exact at function boundaries.
+// kernel text a bit per 16 bytes that is tracer code, and a bit per byte
+// for the blocks tracer code shares with other code (functions start
+// 16-byte aligned, their .cold parts and assembly symbols need not), so the
+// test is the consumer's (sym.Kernel.IsTracer) at every byte. The skip
+// goes on however many frames are tracer code: a profile probe that
+// interrupts a BPF program deep in BPF-to-BPF calls finds more than ten.
 // Above the core kernel's text (sym.TextEnd) a frame is tracer code unless
 // it is a module's: there the kernel puts the BPF programs (one of them
 // is interrupted when a profile probe fires in it) and its trampolines,
@@ -30,6 +34,7 @@ package codegen
 
 import (
 	"encoding/binary"
+	"math"
 	"sort"
 
 	"github.com/cilium/ebpf"
@@ -42,11 +47,15 @@ import (
 // mapKframes is the hash map of tracer code in kernel text.
 const mapKframes = "kframes"
 
-// The kframes map's key is an address >> kframeChunk; its value has a bit
-// per 1<<kframeBlock bytes of that chunk.
+// The kframes map's key is an address >> kframeChunk; its value has two
+// words with a bit per 1<<kframeBlock bytes of that chunk: the first says
+// the block is all tracer code, the second that it is partly (a .cold part
+// or an assembly symbol starts or ends inside it). The key of such a block,
+// its address >> kframeBlock with kframeBytesKey set, has a bit per byte.
 const (
-	kframeChunk = 10
-	kframeBlock = 4
+	kframeChunk    = 10
+	kframeBlock    = 4
+	kframeBytesKey = 1 << 63
 )
 
 // maxKstackDepth is the deepest kernel stack stackdepth counts: the
@@ -59,28 +68,62 @@ var kernelSyms = sym.Shared()
 
 // kframesMap is the map of tracer code.
 func kframesMap() *ebpf.MapSpec {
-	masks := map[uint64]uint64{}
+	type chunk struct{ full, mixed uint64 }
+	chunks := map[uint64]*chunk{}
+	at := func(a uint64) *chunk {
+		c := chunks[a>>kframeChunk]
+		if c == nil {
+			c = new(chunk)
+			chunks[a>>kframeChunk] = c
+		}
+		return c
+	}
+	bytes := map[uint64]uint64{} // a mixed block's bit per byte of tracer code
 	tracer, modules := kernelSyms.TracerRanges()
 	for _, r := range modules {
 		for a := r[0] &^ (1<<kframeChunk - 1); a < r[1]; a += 1 << kframeChunk {
-			masks[a>>kframeChunk] |= 0 // a module's code: traced code unless marked
+			at(a) // a module's code: traced code unless marked
 		}
 	}
+	const block = 1 << kframeBlock
 	for _, r := range tracer {
-		const block = 1 << kframeBlock
-		for a := (r[0] + block - 1) &^ (block - 1); a < r[1]; a += block {
-			masks[a>>kframeChunk] |= 1 << ((a >> kframeBlock) & 63)
+		for a := r[0]; a < r[1]; {
+			if a&(block-1) == 0 && a+block <= r[1] {
+				at(a).full |= 1 << ((a >> kframeBlock) & 63)
+				a += block
+				continue
+			}
+			// a block tracer code shares with other code: byte by byte
+			bytes[a>>kframeBlock] |= 1 << (a & (block - 1))
+			a++
 		}
 	}
-	keys := make([]uint64, 0, len(masks))
-	for k := range masks {
+	for b, m := range bytes {
+		a := b << kframeBlock
+		if m == 1<<block-1 {
+			at(a).full |= 1 << (b & 63) // two ranges filled it
+			delete(bytes, b)
+			continue
+		}
+		at(a).mixed |= 1 << (b & 63)
+	}
+	keys := make([]uint64, 0, len(chunks)+len(bytes))
+	for k := range chunks {
 		keys = append(keys, k)
 	}
+	for b := range bytes {
+		keys = append(keys, b|kframeBytesKey)
+	}
 	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
-	spec := &ebpf.MapSpec{Name: mapKframes, Type: ebpf.Hash, KeySize: 8, ValueSize: 8, MaxEntries: uint32(max(len(keys), 1))}
+	spec := &ebpf.MapSpec{Name: mapKframes, Type: ebpf.Hash, KeySize: 8, ValueSize: 16, MaxEntries: uint32(max(len(keys), 1))}
 	for _, k := range keys {
-		v := make([]byte, 8)
-		binary.LittleEndian.PutUint64(v, masks[k])
+		v := make([]byte, 16)
+		if k&kframeBytesKey != 0 {
+			binary.LittleEndian.PutUint64(v, bytes[k&^kframeBytesKey])
+		} else {
+			binary.LittleEndian.PutUint64(v, chunks[k].full)
+			binary.LittleEndian.PutUint64(v[8:], chunks[k].mixed)
+		}
 		spec.Contents = append(spec.Contents, ebpf.MapKV{Key: k, Value: v})
 	}
 	return spec
@@ -153,6 +196,7 @@ func (g *gen) skipTracer(buf int) {
 	key, idx, pc := int16(-g.stack), int16(-g.stack+8), int16(-g.stack+16)
 	textEnd := int64(kernelSyms.TextEnd())
 	loop, next, found, out := g.label("kloop"), g.label("knext"), g.label("kfnd"), g.label("kout")
+	mixed := g.label("kmix")
 	g.emit(
 		asm.Mov.Imm(asm.R0, int32(first)),
 		asm.StoreMem(asm.R10, idx, asm.R0, asm.DWord),
@@ -179,10 +223,32 @@ func (g *gen) skipTracer(buf int) {
 		asm.LoadImm(asm.R2, textEnd, asm.DWord),
 		asm.JGT.Reg(asm.R1, asm.R2, next),
 		asm.Ja.Label(out),
-		asm.LoadMem(asm.R0, asm.R0, 0, asm.DWord).WithSymbol(found),
-		asm.LoadMem(asm.R1, asm.R10, pc, asm.DWord),
+		asm.LoadMem(asm.R1, asm.R10, pc, asm.DWord).WithSymbol(found),
 		asm.RSh.Imm(asm.R1, kframeBlock),
 		asm.And.Imm(asm.R1, 63),
+		asm.LoadMem(asm.R2, asm.R0, 8, asm.DWord),
+		asm.RSh.Reg(asm.R2, asm.R1),
+		asm.And.Imm(asm.R2, 1),
+		asm.JNE.Imm(asm.R2, 0, mixed),
+		asm.LoadMem(asm.R0, asm.R0, 0, asm.DWord),
+		asm.RSh.Reg(asm.R0, asm.R1),
+		asm.And.Imm(asm.R0, 1),
+		asm.JEq.Imm(asm.R0, 0, out),
+		asm.Ja.Label(next),
+		// a block shared with other code: its bit per byte
+		asm.LoadMem(asm.R1, asm.R10, pc, asm.DWord).WithSymbol(mixed),
+		asm.RSh.Imm(asm.R1, kframeBlock),
+		asm.LoadImm(asm.R2, math.MinInt64, asm.DWord), // kframeBytesKey
+		asm.Or.Reg(asm.R1, asm.R2),
+		asm.StoreMem(asm.R10, key, asm.R1, asm.DWord),
+		asm.LoadMapPtr(asm.R1, 0).WithReference(mapKframes),
+		asm.Mov.Reg(asm.R2, asm.R10),
+		asm.Add.Imm(asm.R2, int32(key)),
+		asm.FnMapLookupElem.Call(),
+		asm.JEq.Imm(asm.R0, 0, out),
+		asm.LoadMem(asm.R0, asm.R0, 0, asm.DWord),
+		asm.LoadMem(asm.R1, asm.R10, pc, asm.DWord),
+		asm.And.Imm(asm.R1, 1<<kframeBlock-1),
 		asm.RSh.Reg(asm.R0, asm.R1),
 		asm.And.Imm(asm.R0, 1),
 		asm.JEq.Imm(asm.R0, 0, out),

@@ -200,8 +200,8 @@ func (k *Kernel) IsTracer(pc uint64) bool {
 	if !ok {
 		return false
 	}
-	if TracerFunc(mod, name) {
-		return true
+	if TracerFunc(mod, strings.TrimPrefix(name, "__pfx_")) {
+		return true // a function's __pfx_ padding is the function's, as in TracerRanges
 	}
 	k.modOnce.Do(func() { _, k.modules = k.TracerRanges(); k.textEnd = k.TextEnd() })
 	if k.textEnd == 0 || pc <= k.textEnd {
