@@ -150,12 +150,13 @@ func KallsymsReadable() error {
 // code: the program itself (and the kernel's other generated code,
 // such as ftrace's trampolines, module __builtin__*), the raw tracepoint glue (bpf_trace_run*,
 // __bpf_trace_*, a tracepoint's __traceiter_*), trace_call_bpf, the
-// system calls' perf-event glue (perf_syscall_enter/exit). A stack's
+// system calls' perf-event glue (perf_syscall_enter/exit and the
+// perf_call_bpf_enter/exit between them and trace_call_bpf). A stack's
 // leading frames in these functions are not the traced code's.
 func TracerFunc(mod, name string) bool {
 	return mod == "bpf" || strings.HasPrefix(mod, "__builtin__") || strings.HasPrefix(name, "bpf_trace_run") || strings.HasPrefix(name, "__bpf_trace_") ||
 		strings.HasPrefix(name, "bpf_prog_") || strings.HasPrefix(name, "__traceiter_") || strings.HasPrefix(name, "trace_call_bpf") ||
-		strings.HasPrefix(name, "perf_syscall_")
+		strings.HasPrefix(name, "perf_syscall_") || strings.HasPrefix(name, "perf_call_bpf_")
 }
 
 // TracerRanges returns the address ranges [lo, hi) of the kernel's text
