@@ -75,6 +75,11 @@ type Consumer struct {
 	// which lost the events that landed between printa()'s read and the
 	// zeroing; a snapshot is the kernel's value minus this.
 	base map[int]map[string]value.AggValue
+	// truncd holds, per aggregation and raw key, the kernel's value when
+	// trunc() last removed the key (truncCarry): the kernel keeps an
+	// entry trunc() removed while its probes still update it, and the key
+	// is not shown until something fires for it again.
+	truncd map[int]map[string]value.AggValue
 	// snaps are the raw values the last Snapshot of each aggregation read,
 	// and the probe firing (nfiring) it read them for: clear() after
 	// printa() in one firing takes away exactly what printa() printed, and
@@ -827,11 +832,31 @@ func (c *Consumer) Snapshot(id int) *value.Aggregation {
 		if b, has := c.base[id][string(key)]; has {
 			v = minus(v, b)
 		}
+		if _, gone := c.truncd[id][string(key)]; gone && isZero(v) {
+			continue // trunc() removed it, and nothing fired for it since
+		}
 		var keys []value.Value
 		for _, f := range a.Keys {
 			keys = append(keys, c.decode(f, key, f.Offset))
 		}
 		out.Rows = append(out.Rows, value.AggRow{Keys: keys, Val: v})
+	}
+	// Keys trunc() removed from the kernel with events still to show
+	// (truncCarry), and keys clear() zeroed since, which the kernel has
+	// not seen again: what the base holds for them.
+	for k, b := range c.base[id] {
+		if _, seen := raw[k]; seen {
+			continue
+		}
+		raw[k] = zeroLike(b)
+		if _, gone := c.truncd[id][k]; gone && isZero(b) {
+			continue
+		}
+		var keys []value.Value
+		for _, f := range a.Keys {
+			keys = append(keys, c.decode(f, []byte(k), f.Offset))
+		}
+		out.Rows = append(out.Rows, value.AggRow{Keys: keys, Val: minus(zeroLike(b), b)})
 	}
 	if hasSymKey(a) {
 		out.Rows = mergeRows(a, out.Rows)
@@ -972,12 +997,11 @@ func minus(v, b value.AggValue) value.AggValue {
 	}
 	v.SumSqLo -= b.SumSqLo
 	v.SumSqHi -= b.SumSqHi
-	if len(v.Buckets) > 0 {
-		d := append([]int64(nil), v.Buckets...)
-		for i := range d {
-			if i < len(b.Buckets) {
-				d[i] -= b.Buckets[i]
-			}
+	if len(v.Buckets) > 0 || len(b.Buckets) > 0 {
+		d := make([]int64, max(len(v.Buckets), len(b.Buckets)))
+		copy(d, v.Buckets)
+		for i, x := range b.Buckets {
+			d[i] -= x
 		}
 		v.Buckets = d
 	}
@@ -1019,6 +1043,148 @@ func (c *Consumer) clearBase(id int) {
 	}
 }
 
+// truncCarry removes entries of an aggregation whose values subtract
+// (trunc(): all of them, or all but the keep largest or smallest) without
+// losing what fires meanwhile. Deleting a kernel entry loses the events
+// that land between printa()'s read of it and its deletion (0.2% of them
+// at a trunc() every 100 ms), and a deletion loses an update a running
+// probe has looked the entry up for. So an entry trunc() removes is kept
+// in the kernel, less what printa() printed (as clear() does), and not
+// shown until something fires for it again; an entry nothing fired for
+// since the last trunc() is deleted then, read at once
+// (BPF_MAP_LOOKUP_AND_DELETE_ELEM) so that what landed meanwhile is
+// carried into the next interval (the base then holds it), and the
+// kernel's map does not fill with keys that are gone. An aggregation
+// without keys keeps its one entry, less what was printed, as clear()
+// does, but shows it only once it is not zero.
+func (c *Consumer) truncCarry(id int, keep int64) {
+	a := c.p.Aggs[id]
+	m := c.s.Maps[a.Map]
+	sn, ok := c.snaps[id]
+	if !ok || sn.firing != c.nfiring {
+		c.Snapshot(id)
+		sn = c.snaps[id]
+	}
+	if len(a.Keys) == 0 {
+		c.clearBase(id)
+		c.cleared[id] = false
+		return
+	}
+	drop := map[string]bool{}
+	if keep != 0 {
+		rows := c.rawRows(id, sn)
+		sort.SliceStable(rows, func(i, j int) bool { return scalar(rows[i].val) < scalar(rows[j].val) })
+		// keep the top |keep| entries (DTrace keeps the largest for n > 0)
+		var out []rawRow
+		if keep > 0 && int(keep) < len(rows) {
+			out = rows[:len(rows)-int(keep)]
+		} else if keep < 0 && int(-keep) < len(rows) {
+			out = rows[-keep:]
+		}
+		for _, r := range out {
+			for _, k := range r.raw {
+				drop[k] = true
+			}
+		}
+	} else {
+		for k := range sn.vals {
+			drop[k] = true
+		}
+	}
+	if c.base == nil {
+		c.base = map[int]map[string]value.AggValue{}
+	}
+	if c.base[id] == nil {
+		c.base[id] = map[string]value.AggValue{}
+	}
+	if c.truncd == nil {
+		c.truncd = map[int]map[string]value.AggValue{}
+	}
+	if c.truncd[id] == nil {
+		c.truncd[id] = map[string]value.AggValue{}
+	}
+	for k := range drop {
+		printed := sn.vals[k]
+		if prev, was := c.truncd[id][k]; !was || !same(prev, printed) {
+			// fired for since it was last removed (or never removed):
+			// kept in the kernel, less what was printed
+			c.base[id][k] = printed
+			c.truncd[id][k] = printed
+			continue
+		}
+		// idle for an interval: deleted, what landed meanwhile carried
+		var per [][]byte
+		now := zeroLike(printed)
+		if err := m.LookupAndDelete([]byte(k), &per); err == nil {
+			now, _ = merge(a, per)
+		} else if !errors.Is(err, ebpf.ErrKeyNotExist) {
+			_ = m.Delete([]byte(k)) // no lookup-and-delete for this map: as before
+		}
+		delete(c.truncd[id], k)
+		if rest := minus(now, printed); isZero(rest) {
+			delete(c.base[id], k)
+		} else {
+			c.base[id][k] = minus(zeroLike(rest), rest)
+		}
+	}
+}
+
+// same says whether two raw values are equal.
+func same(a, b value.AggValue) bool {
+	return isZero(minus(a, b))
+}
+
+// rawRow is an entry of a snapshot by its printed keys: the raw keys
+// that print alike (mergeRows) and their summed shown value.
+type rawRow struct {
+	raw []string
+	val value.AggValue
+}
+
+// rawRows gives the entries of snapshot sn of aggregation id as they
+// print (shown values: raw less base), with the raw keys of each.
+func (c *Consumer) rawRows(id int, sn aggSnap) []rawRow {
+	a := c.p.Aggs[id]
+	index := map[string]int{}
+	var rows []rawRow
+	for k, v := range sn.vals {
+		if b, has := c.base[id][k]; has {
+			v = minus(v, b)
+		}
+		if _, gone := c.truncd[id][k]; gone && isZero(v) {
+			continue // not shown (Snapshot)
+		}
+		var keys []value.Value
+		for _, f := range a.Keys {
+			keys = append(keys, c.decode(f, []byte(k), f.Offset))
+		}
+		name := fmt.Sprint(keys)
+		if i, ok := index[name]; ok {
+			rows[i].raw = append(rows[i].raw, k)
+			rows[i].val = plus(rows[i].val, v)
+			continue
+		}
+		index[name] = len(rows)
+		rows = append(rows, rawRow{raw: []string{k}, val: v})
+	}
+	sort.Slice(rows, func(i, j int) bool { return rows[i].raw[0] < rows[j].raw[0] })
+	return rows
+}
+
+// zeroLike is a zero value with v's number of buckets.
+func zeroLike(v value.AggValue) value.AggValue {
+	z := value.AggValue{}
+	if len(v.Buckets) > 0 {
+		z.Buckets = make([]int64, len(v.Buckets))
+	}
+	return z
+}
+
+// plus is v and b added, word by word (the sums of squares with a carry).
+func plus(v, b value.AggValue) value.AggValue {
+	return minus(v, minus(zeroLike(b), b))
+}
+
 // clearAgg zeroes (clear) or removes (trunc) entries of an aggregation.
 func (c *Consumer) clearAgg(id int, trunc bool, keep int64) {
 	a := c.p.Aggs[id]
@@ -1028,6 +1194,10 @@ func (c *Consumer) clearAgg(id int, trunc bool, keep int64) {
 	}
 	if !trunc && subtracts(a.Func) {
 		c.clearBase(id)
+		return
+	}
+	if trunc && subtracts(a.Func) {
+		c.truncCarry(id, keep)
 		return
 	}
 	if trunc && keep == 0 {
