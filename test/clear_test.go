@@ -22,31 +22,18 @@ tick-10ms, END {
 	printa(@q);
 	clear(@c); clear(@k); clear(@s); clear(@q); clear(@a);
 }`, "-c", ddWrites(n))
-	for _, c := range []struct {
-		what string
-		re   *regexp.Regexp
-	}{
-		{"count() without keys", regexp.MustCompile(`(?m)^c (\d+)$`)},
-		{"count() by probefunc", regexp.MustCompile(`(?m)^k write (\d+)$`)},
-		{"sum() of one-byte writes", regexp.MustCompile(`(?m)^s (\d+)$`)},
-		{"quantize()'s bucket 1", regexp.MustCompile(`(?m)^ +1 \|@* +(\d+) *$`)},
-	} {
-		if got := total(c.re, stdout); got != n {
-			t.Errorf("%s: the intervals add up to %d, want %d", c.what, got, n)
-		}
-	}
 	// avg() of writes of one byte is 1 in every interval that had any.
 	for _, m := range regexp.MustCompile(`(?m)^a (-?\d+)$`).FindAllStringSubmatch(stdout, -1) {
 		if m[1] != "1" && m[1] != "0" {
 			t.Errorf("avg() of one-byte writes printed %s", m[1])
 		}
 	}
-	if t.Failed() {
-		t.Logf("stdout (tail):\n%s", tail(stdout, 3000))
-	}
-	if !strings.Contains(stdout, "c ") {
-		t.Fatal("no interval printed")
-	}
+	addsUp(t, stdout, n, []totalOf{
+		{"count() without keys", regexp.MustCompile(`(?m)^c (\d+)$`)},
+		{"count() by probefunc", regexp.MustCompile(`(?m)^k write (\d+)$`)},
+		{"sum() of one-byte writes", regexp.MustCompile(`(?m)^s (\d+)$`)},
+		{"quantize()'s bucket 1", regexp.MustCompile(`(?m)^ +1 \|@* +(\d+) *$`)},
+	})
 }
 
 // TestTruncLosesNothing: printa() then trunc() every 10 ms while dd makes
@@ -66,16 +53,26 @@ tick-10ms, END {
 	printa(@q);
 	trunc(@c); trunc(@k); trunc(@r); trunc(@s); trunc(@q);
 }`, "-c", ddWrites(n))
-	for _, c := range []struct {
-		what string
-		re   *regexp.Regexp
-	}{
+	addsUp(t, stdout, n, []totalOf{
 		{"count() without keys", regexp.MustCompile(`(?m)^c (\d+)$`)},
 		{"count() by probefunc", regexp.MustCompile(`(?m)^k write (\d+)$`)},
 		{"count() by timestamp % 4", regexp.MustCompile(`(?m)^r \d (\d+)$`)},
 		{"sum() of one-byte writes", regexp.MustCompile(`(?m)^s write (\d+)$`)},
 		{"quantize()'s bucket 1", regexp.MustCompile(`(?m)^ +1 \|@* +(\d+) *$`)},
-	} {
+	})
+}
+
+// totalOf is what one regexp's matches in the intervals add up to.
+type totalOf struct {
+	what string
+	re   *regexp.Regexp
+}
+
+// addsUp checks that each of totals adds up to n over the intervals
+// stdout printed (the lines starting "c " are one an interval).
+func addsUp(t *testing.T, stdout string, n int, totals []totalOf) {
+	t.Helper()
+	for _, c := range totals {
 		if got := total(c.re, stdout); got != n {
 			t.Errorf("%s: the intervals add up to %d, want %d", c.what, got, n)
 		}
