@@ -27,8 +27,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/sonde-trace/sonde/bench/internal/benchutil"
 	"github.com/sonde-trace/sonde/internal/tracer"
-	"github.com/sonde-trace/sonde/internal/value"
 )
 
 const program = `syscall:::entry { @a[execname] = count(); }`
@@ -100,7 +100,7 @@ func perEvent(gens bool, calls int, flip time.Duration) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	s, err := p.Start(&tracer.StartOptions{Sink: nothing{}})
+	s, err := p.Start(&tracer.StartOptions{Sink: benchutil.Discard{}})
 	if err != nil {
 		return 0, err
 	}
@@ -171,12 +171,3 @@ func summary(xs []float64) string {
 	q := func(f float64) float64 { return s[int(f*float64(len(s)-1))] }
 	return fmt.Sprintf("median %.1f ns (quartiles %.1f–%.1f, min %.1f)", q(0.5), q(0.25), q(0.75), s[0])
 }
-
-// nothing takes a session's output and keeps none.
-type nothing struct{}
-
-func (nothing) Firing(*value.Firing)       {}
-func (nothing) Fault(*value.Fault)         {}
-func (nothing) SetOption(string, string)   {}
-func (nothing) Final([]*value.Aggregation) {}
-func (nothing) Loss(value.Loss)            {}

@@ -27,8 +27,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sonde-trace/sonde/bench/internal/benchutil"
 	"github.com/sonde-trace/sonde/internal/tracer"
-	"github.com/sonde-trace/sonde/internal/value"
 )
 
 func main() {
@@ -114,7 +114,7 @@ func measure(prog, dd, loop string, n int) (map[string]float64, float64, error) 
 	if err != nil {
 		return nil, 0, err
 	}
-	s, err := p.Start(&tracer.StartOptions{Sink: nothing{}})
+	s, err := p.Start(&tracer.StartOptions{Sink: benchutil.Discard{}})
 	if err != nil {
 		return nil, 0, err
 	}
@@ -172,12 +172,3 @@ func summary(xs []float64) string {
 	q := func(f float64) float64 { return s[int(f*float64(len(s)-1))] }
 	return fmt.Sprintf("median %.1f ns (quartiles %.1f–%.1f)", q(0.5), q(0.25), q(0.75))
 }
-
-// nothing takes a session's output and keeps none.
-type nothing struct{}
-
-func (nothing) Firing(*value.Firing)       {}
-func (nothing) Fault(*value.Fault)         {}
-func (nothing) SetOption(string, string)   {}
-func (nothing) Final([]*value.Aggregation) {}
-func (nothing) Loss(value.Loss)            {}

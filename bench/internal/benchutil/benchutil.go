@@ -11,7 +11,28 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/sonde-trace/sonde/internal/value"
 )
+
+// Discard is a tracer session's sink that keeps nothing of its output:
+// the harnesses that measure a program's cost, not what it prints.
+type Discard struct{}
+
+// Firing implements tracer.Sink.
+func (Discard) Firing(*value.Firing) {}
+
+// Fault implements tracer.Sink.
+func (Discard) Fault(*value.Fault) {}
+
+// SetOption implements tracer.Sink.
+func (Discard) SetOption(string, string) {}
+
+// Final implements tracer.Sink.
+func (Discard) Final([]*value.Aggregation) {}
+
+// Loss implements tracer.Sink.
+func (Discard) Loss(value.Loss) {}
 
 // Build runs argv in dir, its output in the error when it fails.
 func Build(dir string, argv ...string) error {
