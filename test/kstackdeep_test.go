@@ -78,27 +78,7 @@ func TestStackdepthDeepTracer(t *testing.T) {
 	if err != nil {
 		t.Fatalf("sonde: %v\n%s", err, out)
 	}
-	type firing struct {
-		caller string
-		depth  int
-		frames []string
-	}
-	var fs []*firing
-	for _, line := range strings.Split(string(out), "\n") {
-		f := strings.Fields(line)
-		switch {
-		case len(f) == 3 && f[0] == "@":
-			d, err := strconv.Atoi(f[1])
-			if err != nil {
-				t.Fatalf("line %q: %v", line, err)
-			}
-			fs = append(fs, &firing{depth: d, caller: f[2]})
-		case len(f) == 1 && len(fs) > 0:
-			fs[len(fs)-1].frames = append(fs[len(fs)-1].frames, f[0])
-		case len(f) != 0:
-			t.Fatalf("unexpected line %q in\n%s", line, out)
-		}
-	}
+	fs := stackFirings(t, out, 0)
 	deep, bad := 0, 0
 	for _, f := range fs {
 		want := "0x0"
