@@ -71,10 +71,9 @@ func (g *gen) curcpu() {
 		asm.StoreMem(asm.R10, key, asm.R0, asm.Word),
 		asm.StoreImm(rS, int16(buf+4), 0, asm.Word),
 		asm.StoreImm(rS, int16(buf+8), -1, asm.Word),
-		asm.LoadMapPtr(asm.R1, 0).WithReference(mapCpuinfo),
-		asm.Mov.Reg(asm.R2, asm.R10),
-		asm.Add.Imm(asm.R2, int32(key)),
-		asm.FnMapLookupElem.Call(),
+	)
+	g.emit(lookupFP(mapCpuinfo, key)...)
+	g.emit(
 		asm.JEq.Imm(asm.R0, 0, chip),
 		asm.LoadMem(asm.R0, asm.R0, 0, asm.Word),
 		asm.StoreMem(rS, int16(buf+8), asm.R0, asm.Word),

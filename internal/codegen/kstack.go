@@ -213,10 +213,9 @@ func (g *gen) skipTracer(buf int) {
 		asm.StoreMem(asm.R10, pc, asm.R1, asm.DWord),
 		asm.RSh.Imm(asm.R1, kframeChunk),
 		asm.StoreMem(asm.R10, key, asm.R1, asm.DWord),
-		asm.LoadMapPtr(asm.R1, 0).WithReference(mapKframes),
-		asm.Mov.Reg(asm.R2, asm.R10),
-		asm.Add.Imm(asm.R2, int32(key)),
-		asm.FnMapLookupElem.Call(),
+	)
+	g.emit(lookupFP(mapKframes, key)...)
+	g.emit(
 		asm.JNE.Imm(asm.R0, 0, found),
 		// no entry: tracer code above the kernel's text, traced code below
 		asm.LoadMem(asm.R1, asm.R10, pc, asm.DWord),
@@ -241,10 +240,9 @@ func (g *gen) skipTracer(buf int) {
 		asm.LoadImm(asm.R2, math.MinInt64, asm.DWord), // kframeBytesKey
 		asm.Or.Reg(asm.R1, asm.R2),
 		asm.StoreMem(asm.R10, key, asm.R1, asm.DWord),
-		asm.LoadMapPtr(asm.R1, 0).WithReference(mapKframes),
-		asm.Mov.Reg(asm.R2, asm.R10),
-		asm.Add.Imm(asm.R2, int32(key)),
-		asm.FnMapLookupElem.Call(),
+	)
+	g.emit(lookupFP(mapKframes, key)...)
+	g.emit(
 		asm.JEq.Imm(asm.R0, 0, out),
 		asm.LoadMem(asm.R0, asm.R0, 0, asm.DWord),
 		asm.LoadMem(asm.R1, asm.R10, pc, asm.DWord),
@@ -297,4 +295,15 @@ func (g *gen) caller() {
 		asm.Mov.Imm(asm.R0, 0).WithSymbol(none),
 		asm.Mov.Reg(asm.R0, asm.R0).WithSymbol(done),
 	)
+}
+
+// lookupFP looks map m up for the key on the stack at fp+key: the
+// value's address (or 0) in R0.
+func lookupFP(m string, key int16) asm.Instructions {
+	return asm.Instructions{
+		asm.LoadMapPtr(asm.R1, 0).WithReference(m),
+		asm.Mov.Reg(asm.R2, asm.R10),
+		asm.Add.Imm(asm.R2, int32(key)),
+		asm.FnMapLookupElem.Call(),
+	}
 }
