@@ -373,29 +373,29 @@ func printProfile(p *profiler.Profile) {
 			self[name[id]] += float64(p.TimeDeltas[i+1]) / 1000
 		}
 	}
-	keys := make([]string, 0, len(self))
-	for k := range self {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool { return self[keys[i]] > self[keys[j]] })
-	for _, k := range keys[:min(15, len(keys))] {
+	for _, k := range top(self, 15) {
 		fmt.Fprintf(os.Stderr, "%8.1f ms  %s\n", self[k], k)
 	}
 	// The lines that took the most samples (an unminified bundle names them).
-	ticks := map[string]int64{}
+	ticks := map[string]float64{}
 	for _, n := range p.Nodes {
 		for _, t := range n.PositionTicks {
-			ticks[fmt.Sprintf("%s line %d", name[n.ID], t.Line)] += t.Ticks
+			ticks[fmt.Sprintf("%s line %d", name[n.ID], t.Line)] += float64(t.Ticks)
 		}
 	}
-	lines := make([]string, 0, len(ticks))
-	for k := range ticks {
-		lines = append(lines, k)
+	for _, k := range top(ticks, 10) {
+		fmt.Fprintf(os.Stderr, "%8.0f samples  %s\n", ticks[k], k)
 	}
-	sort.Slice(lines, func(i, j int) bool { return ticks[lines[i]] > ticks[lines[j]] })
-	for _, k := range lines[:min(10, len(lines))] {
-		fmt.Fprintf(os.Stderr, "%8d samples  %s\n", ticks[k], k)
+}
+
+// top lists the n keys of m with the largest values, largest first.
+func top(m map[string]float64, n int) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
 	}
+	sort.Slice(keys, func(i, j int) bool { return m[keys[i]] > m[keys[j]] })
+	return keys[:min(n, len(keys))]
 }
 
 // waitFor evaluates expr until it is not negative (a minute at most).
