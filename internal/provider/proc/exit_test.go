@@ -166,8 +166,8 @@ func TestExitOnce(t *testing.T) {
 		p := providertest.One(t, proc.Provider{}, name)
 		ls[name] = runtimetest.Load(t, runtimetest.Spec{Provider: proc.Provider{}, Hook: p.Hook, Probes: []*provider.Probe{p}, Needs: needs})
 	}
-	psPid, psPpid := member(t, provider.PsinfoT, "pr_pid"), member(t, provider.PsinfoT, "pr_ppid")
-	lwpID := member(t, provider.LwpsinfoT, "pr_lwpid")
+	psPid, psPpid := providertest.Member(t, provider.PsinfoT, "pr_pid"), providertest.Member(t, provider.PsinfoT, "pr_ppid")
+	lwpID := providertest.Member(t, provider.LwpsinfoT, "pr_lwpid")
 	me := uint32(os.Getpid())
 	rounds := 50
 	if testing.Short() {
@@ -284,16 +284,6 @@ func TestExitOnce(t *testing.T) {
 	if len(bad) > 0 {
 		t.Errorf("processes with some lwp-*, exit, create or start wrong, of %d each: %v", rounds, bad)
 	}
-}
-
-// member is the member name of s.
-func member(t *testing.T, s *provider.Struct, name string) *provider.Member {
-	t.Helper()
-	m, ok := s.Member(name)
-	if !ok {
-		t.Fatalf("%s has no %s", s.Name, name)
-	}
-	return m
 }
 
 // diff lists the counts of got and want, one a line, marking those that

@@ -37,3 +37,13 @@ func FullNames(ps []*provider.Probe) string {
 	}
 	return strings.Join(out, " ")
 }
+
+// Member returns the member name of s, failing the test when it has none.
+func Member(t *testing.T, s *provider.Struct, name string) *provider.Member {
+	t.Helper()
+	m, ok := s.Member(name)
+	if !ok {
+		t.Fatalf("%s has no %s", s.Name, name)
+	}
+	return m
+}

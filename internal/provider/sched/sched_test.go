@@ -106,15 +106,6 @@ func TestProloguesLoad(t *testing.T) {
 	}
 }
 
-func member(t *testing.T, s *provider.Struct, name string) *provider.Member {
-	t.Helper()
-	m, ok := s.Member(name)
-	if !ok {
-		t.Fatalf("%s has no %s", s.Name, name)
-	}
-	return m
-}
-
 // waitFor calls f until it reports true, failing t with what after a
 // generous minute (the events awaited happen in microseconds).
 func waitFor(t *testing.T, what string, f func() bool) {
@@ -154,11 +145,11 @@ func TestOffCPU(t *testing.T) {
 			if f.ID != uint64(providertest.One(t, sched.Provider{}, "off-cpu").ID) || f.CPU != uint32(cpu) {
 				t.Fatalf("off-cpu: probe ID %d on CPU %d, want %d on %d", f.ID, f.CPU, providertest.One(t, sched.Provider{}, "off-cpu").ID, cpu)
 			}
-			if got := f.Int(member(t, lwp, "pr_onpro")); got != int64(cpu) {
+			if got := f.Int(providertest.Member(t, lwp, "pr_onpro")); got != int64(cpu) {
 				t.Fatalf("off-cpu args[0]->pr_onpro %d, want %d (the next thread runs on the CPU switching)", got, cpu)
 			}
-			next, pid := f.Int(member(t, lwp, "pr_lwpid")), f.Int(member(t, ps, "pr_pid"))
-			fname := f.String(member(t, ps, "pr_fname"))
+			next, pid := f.Int(providertest.Member(t, lwp, "pr_lwpid")), f.Int(providertest.Member(t, ps, "pr_pid"))
+			fname := f.String(providertest.Member(t, ps, "pr_fname"))
 			if next == 0 {
 				if !strings.HasPrefix(fname, "swapper/") || pid != 0 {
 					t.Errorf("off-cpu: next thread 0 is %q of process %d, want the idle task", fname, pid)
@@ -208,13 +199,13 @@ func TestWakeup(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, f := range wake.Firings(t) {
-			if f.Tid != tid || f.Int(member(t, ps, "pr_pid")) != int64(cat.Process.Pid) {
+			if f.Tid != tid || f.Int(providertest.Member(t, ps, "pr_pid")) != int64(cat.Process.Pid) {
 				continue
 			}
-			if f.Int(member(t, lwp, "pr_lwpid")) != int64(cat.Process.Pid) || f.String(member(t, ps, "pr_fname")) != "cat" ||
-				f.Int(member(t, ps, "pr_ppid")) != int64(os.Getpid()) || f.Int(member(t, ps, "pr_uid")) != int64(os.Getuid()) {
-				t.Errorf("wakeup of cat %d: lwpid %d fname %q ppid %d uid %d", cat.Process.Pid, f.Int(member(t, lwp, "pr_lwpid")),
-					f.String(member(t, ps, "pr_fname")), f.Int(member(t, ps, "pr_ppid")), f.Int(member(t, ps, "pr_uid")))
+			if f.Int(providertest.Member(t, lwp, "pr_lwpid")) != int64(cat.Process.Pid) || f.String(providertest.Member(t, ps, "pr_fname")) != "cat" ||
+				f.Int(providertest.Member(t, ps, "pr_ppid")) != int64(os.Getpid()) || f.Int(providertest.Member(t, ps, "pr_uid")) != int64(os.Getuid()) {
+				t.Errorf("wakeup of cat %d: lwpid %d fname %q ppid %d uid %d", cat.Process.Pid, f.Int(providertest.Member(t, lwp, "pr_lwpid")),
+					f.String(providertest.Member(t, ps, "pr_fname")), f.Int(providertest.Member(t, ps, "pr_ppid")), f.Int(providertest.Member(t, ps, "pr_uid")))
 			}
 			return true
 		}
