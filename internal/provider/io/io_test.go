@@ -64,15 +64,6 @@ func TestMatch(t *testing.T) {
 
 var needs = provider.Needs{Args: [10]bool{true, true}}
 
-func m(t *testing.T, s *provider.Struct, name string) *provider.Member {
-	t.Helper()
-	x, ok := s.Member(name)
-	if !ok {
-		t.Fatalf("%s has no %s", s.Name, name)
-	}
-	return x
-}
-
 // A direct write and read of a file on a block device: start fires in
 // our thread with the request's size, direction and device; done
 // completes the same block.
@@ -124,11 +115,11 @@ func TestFire(t *testing.T) {
 		if f.Tid != tid {
 			continue
 		}
-		flags, count := f.Int(m(t, b, "b_flags")), f.Int(m(t, b, "b_bcount"))
-		if f.Int(m(t, d, "dev_major")) != major || f.Int(m(t, d, "dev_minor")) != minor ||
-			f.Int(m(t, b, "b_edev")) != major<<20|minor || f.String(m(t, d, "dev_statname")) != devName(t, major, minor) {
-			t.Errorf("io:::start: device %d:%d edev %#x %q, want %d:%d %q", f.Int(m(t, d, "dev_major")), f.Int(m(t, d, "dev_minor")),
-				f.Int(m(t, b, "b_edev")), f.String(m(t, d, "dev_statname")), major, minor, devName(t, major, minor))
+		flags, count := f.Int(providertest.Member(t, b, "b_flags")), f.Int(providertest.Member(t, b, "b_bcount"))
+		if f.Int(providertest.Member(t, d, "dev_major")) != major || f.Int(providertest.Member(t, d, "dev_minor")) != minor ||
+			f.Int(providertest.Member(t, b, "b_edev")) != major<<20|minor || f.String(providertest.Member(t, d, "dev_statname")) != devName(t, major, minor) {
+			t.Errorf("io:::start: device %d:%d edev %#x %q, want %d:%d %q", f.Int(providertest.Member(t, d, "dev_major")), f.Int(providertest.Member(t, d, "dev_minor")),
+				f.Int(providertest.Member(t, b, "b_edev")), f.String(providertest.Member(t, d, "dev_statname")), major, minor, devName(t, major, minor))
 		}
 		switch {
 		case flags == 0x100 && count > 0 && count <= size && count%512 == 0:
@@ -141,20 +132,20 @@ func TestFire(t *testing.T) {
 			t.Errorf("io:::start in our thread: b_flags %#x b_bcount %d", flags, count)
 		}
 		if count > 0 {
-			blocks[f.Int(m(t, b, "b_blkno"))] |= flags
+			blocks[f.Int(providertest.Member(t, b, "b_blkno"))] |= flags
 		}
 	}
 	if writes == 0 || reads == 0 {
 		t.Fatalf("io:::start: %d writes and %d reads of up to %d bytes in our thread, want both", writes, reads, size)
 	}
 	for _, f := range ld.Firings(t) {
-		flags, ok := blocks[f.Int(m(t, b, "b_blkno"))]
-		if !ok || f.Int(m(t, d, "dev_major")) != major || f.Int(m(t, d, "dev_minor")) != minor {
+		flags, ok := blocks[f.Int(providertest.Member(t, b, "b_blkno"))]
+		if !ok || f.Int(providertest.Member(t, d, "dev_major")) != major || f.Int(providertest.Member(t, d, "dev_minor")) != minor {
 			continue
 		}
-		if f.Int(m(t, b, "b_flags"))&flags == 0 || f.Int(m(t, b, "b_error")) != 0 || f.Int(m(t, b, "b_bcount")) <= 0 {
-			t.Errorf("io:::done of block %d: b_flags %#x (start %#x) b_error %d b_bcount %d", f.Int(m(t, b, "b_blkno")),
-				f.Int(m(t, b, "b_flags")), flags, f.Int(m(t, b, "b_error")), f.Int(m(t, b, "b_bcount")))
+		if f.Int(providertest.Member(t, b, "b_flags"))&flags == 0 || f.Int(providertest.Member(t, b, "b_error")) != 0 || f.Int(providertest.Member(t, b, "b_bcount")) <= 0 {
+			t.Errorf("io:::done of block %d: b_flags %#x (start %#x) b_error %d b_bcount %d", f.Int(providertest.Member(t, b, "b_blkno")),
+				f.Int(providertest.Member(t, b, "b_flags")), flags, f.Int(providertest.Member(t, b, "b_error")), f.Int(providertest.Member(t, b, "b_bcount")))
 		}
 		completed++
 	}
